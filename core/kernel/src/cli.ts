@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { Hearth, openDatabase } from './kernel';
+import { loadConfig } from './config/load';
+import { ConfigError } from './config/types';
+import { loadPlugins } from './plugins/loader';
+import { API_VERSION_STRING, HEARTH_VERSION } from './version';
+
+const USAGE = `Hearth ${HEARTH_VERSION} — a self-hosted forge speaking Gitea's /api/v1
+
+Usage: hearth <command> [--config FILE]
+
+Commands:
+  start                          start the server (the default)
+  migrate                        apply pending database migrations of the kernel and enabled plugins
+  doctor                         check git, the database and the data directory
+  plugins                        list the enabled plugins in load order
+  admin user create --username U --password P --email E [--admin] [--must-change-password]
+                                 create a user
+
+The config file defaults to $HEARTH_CONFIG; environment overrides: HEARTH__SECTION__KEY,
+PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      username: { type: 'string' },
+      password: { type: 'string' },
+      email: { type: 'string' },
+      admin: { type: 'boolean', default: false },
+      'must-change-password': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.join(' ') || 'start';
+  if (values.help || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const configOptions = { file: values.config };
+
+  switch (command) {
+    case 'start': {
+      const kernel = await Hearth.create({ config: configOptions });
+      const url = await kernel.listen();
+      console.log(`Hearth ${HEARTH_VERSION} (Gitea API ${API_VERSION_STRING}) is listening on ${url}`);
+      console.log(`  database: ${kernel.database.kind} ${kernel.database.display}`);
+      console.log(`  plugins: ${kernel.plugins.map((p) => `${p.plugin.name}@${p.plugin.version}`).join(', ') || 'none'}`);
+      const stop = async (signal: string) => {
+        kernel.log.info({ signal }, 'shutting down');
+        await kernel.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop('SIGINT'));
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+      return -1; // keep running
+    }
+    case 'migrate': {
+      const { config, baseDir } = loadConfig(configOptions);
+      const plugins = await loadPlugins(config, baseDir);
+      const { db, target } = await openDatabase(config, plugins, pino({ level: 'info' }, pino.destination(2)));
+      await db.destroy();
+      console.log(`migrations are up to date (${target.kind} ${target.display}; plugins: ${plugins.map((p) => p.plugin.name).join(', ') || 'none'})`);
+      return 0;
+    }
+    case 'plugins': {
+      const { config, baseDir } = loadConfig(configOptions);
+      for (const { plugin, resolvedFrom } of await loadPlugins(config, baseDir)) {
+        console.log(`${plugin.name}\t${plugin.version}\tapi ${plugin.apiVersion}\t${resolvedFrom}`);
+      }
+      return 0;
+    }
+    case 'doctor':
+      return doctor(configOptions.file);
+    case 'admin user create': {
+      const { username, password, email } = values;
+      if (!username || !password || !email) {
+        console.error('hearth admin user create needs --username, --password and --email');
+        return 2;
+      }
+      const kernel = await Hearth.create({ config: configOptions, logDestination: pino.destination(2) });
+      try {
+        const row = await kernel.users.create(
+          { name: username, password, email, isAdmin: values.admin, mustChangePassword: values['must-change-password'] },
+          null,
+        );
+        console.log(`created ${row.is_admin ? 'site administrator' : 'user'} "${row.name}" (id ${row.id})`);
+      } finally {
+        await kernel.close();
+      }
+      return 0;
+    }
+    default:
+      console.error(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+async function doctor(file: string | undefined): Promise<number> {
+  let failed = 0;
+  const report = (ok: boolean | 'warn', what: string, detail: string) => {
+    if (ok === false) failed++;
+    console.log(`${ok === true ? 'ok  ' : ok === 'warn' ? 'warn' : 'FAIL'}  ${what}: ${detail}`);
+  };
+  const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
+  if (git.status !== 0) report(false, 'git', 'the git executable was not found on PATH');
+  else {
+    const version = /(\d+)\.(\d+)/.exec(git.stdout) ?? ['', '0', '0'];
+    const modern = Number(version[1]) > 2 || (Number(version[1]) === 2 && Number(version[2]) >= 38);
+    report(modern ? true : 'warn', 'git', `${git.stdout.trim()}${modern ? '' : ' (2.38 or newer merges pull requests without a work tree)'}`);
+  }
+  let loaded;
+  try {
+    loaded = loadConfig({ file });
+    report(true, 'config', 'valid');
+  } catch (err) {
+    report(false, 'config', (err as Error).message);
+    return 1;
+  }
+  const { config, baseDir } = loaded;
+  try {
+    const plugins = await loadPlugins(config, baseDir);
+    report(true, 'plugins', plugins.map((p) => p.plugin.name).join(', ') || 'none enabled');
+  } catch (err) {
+    report(false, 'plugins', (err as Error).message);
+  }
+  const dataDir = config.server.DATA_DIR;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const probe = path.join(dataDir, `.doctor-${process.pid}`);
+    fs.writeFileSync(probe, 'ok');
+    fs.rmSync(probe);
+    report(true, 'data directory', `${dataDir} is writable`);
+  } catch (err) {
+    report(false, 'data directory', `${dataDir}: ${(err as Error).message}`);
+  }
+  try {
+    const { db, target } = await openDatabase(config, [], pino({ level: 'warn' }, pino.destination(2)));
+    await db.destroy();
+    report(true, 'database', `${target.kind} ${target.display} is reachable and migrated`);
+  } catch (err) {
+    report(false, 'database', (err as Error).message);
+  }
+  return failed ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err) => {
+    if (err instanceof ConfigError) console.error(`hearth: ${err.message}`);
+    else if ((err as { hearthApiError?: boolean }).hearthApiError) console.error(`hearth: ${(err as Error).message}`);
+    else console.error('hearth:', err);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  },
+);

@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import type { PluginMigration } from '@hearth/plugin-api';
+
+/** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. */
+export const coreMigrations: PluginMigration[] = [
+  {
+    name: '0001_users_emails_tokens',
+    async up(db: Knex) {
+      await db.schema.createTable('users', (t) => {
+        t.increments('id').primary();
+        t.string('lower_name', 255).notNullable().unique();
+        t.string('name', 255).notNullable();
+        t.string('full_name', 255).notNullable().defaultTo('');
+        t.string('email', 255).notNullable().defaultTo('');
+        t.boolean('keep_email_private').notNullable().defaultTo(false);
+        t.string('passwd', 255).notNullable().defaultTo('');
+        t.boolean('must_change_password').notNullable().defaultTo(false);
+        t.integer('login_type').notNullable().defaultTo(0);
+        t.bigInteger('login_source').notNullable().defaultTo(0);
+        t.string('login_name', 255).notNullable().defaultTo('');
+        t.integer('type').notNullable().defaultTo(0);
+        t.string('location', 255).notNullable().defaultTo('');
+        t.string('website', 255).notNullable().defaultTo('');
+        t.string('description', 255).notNullable().defaultTo('');
+        t.string('language', 16).notNullable().defaultTo('');
+        t.integer('visibility').notNullable().defaultTo(0);
+        t.boolean('is_active').notNullable().defaultTo(true);
+        t.boolean('is_admin').notNullable().defaultTo(false);
+        t.boolean('is_restricted').notNullable().defaultTo(false);
+        t.boolean('prohibit_login').notNullable().defaultTo(false);
+        t.boolean('allow_git_hook').notNullable().defaultTo(false);
+        t.boolean('allow_import_local').notNullable().defaultTo(false);
+        t.boolean('allow_create_organization').notNullable().defaultTo(true);
+        t.integer('max_repo_creation').notNullable().defaultTo(-1);
+        t.bigInteger('created_unix').notNullable();
+        t.bigInteger('updated_unix').notNullable();
+        t.bigInteger('last_login_unix').notNullable().defaultTo(0);
+        t.index(['login_source', 'login_name']);
+      });
+      await db.schema.createTable('user_emails', (t) => {
+        t.increments('id').primary();
+        t.integer('uid').notNullable().index();
+        t.string('email', 255).notNullable();
+        t.string('lower_email', 255).notNullable().unique();
+        t.boolean('is_activated').notNullable().defaultTo(true);
+        t.boolean('is_primary').notNullable().defaultTo(false);
+      });
+      await db.schema.createTable('access_tokens', (t) => {
+        t.increments('id').primary();
+        t.integer('uid').notNullable().index();
+        t.string('name', 255).notNullable();
+        // sha256 of the token: tokens are 160 random bits, so a fast hash is as safe as a KDF and keeps lookups cheap.
+        t.string('token_hash', 64).notNullable().unique();
+        t.string('token_last_eight', 8).notNullable();
+        t.string('scope', 512).notNullable();
+        t.bigInteger('created_unix').notNullable();
+        t.bigInteger('updated_unix').notNullable();
+        t.unique(['uid', 'name']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('access_tokens');
+      await db.schema.dropTable('user_emails');
+      await db.schema.dropTable('users');
+    },
+  },
+];

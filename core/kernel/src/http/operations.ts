@@ -1,0 +1,158 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { ValidateFunction } from 'ajv';
+import {
+  ApiError,
+  type ApiOperation,
+  type ApiRequest,
+  type ApiResponse,
+  type JsonSchema,
+  type Logger,
+  type Paging,
+  type Principal,
+} from '@hearth/plugin-api';
+import type { HearthConfig } from '../config/types';
+import { SchemaRegistry, describeErrors } from '../schemas';
+import { grants, levelForMethod } from '../auth/scopes';
+
+/** An operation as registered, with who registered it (for clash messages and the docs). */
+export interface RegisteredOperation {
+  op: ApiOperation;
+  owner: string;
+}
+
+export interface OperationDeps {
+  schemas: SchemaRegistry;
+  config: HearthConfig;
+  /** Resolve the caller of a request (auth hook + sudo). */
+  authenticate(req: Request): Promise<Principal | null>;
+}
+
+/** `/users/{username}` → `/users/:username`; `{path*}` → Express 5's named wildcard `*path`. */
+export function toExpressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Paging query parameters every paged operation accepts (Gitea: page is 1-based; limit is clamped to MAX_RESPONSE_ITEMS). */
+export const PAGING_QUERY: Record<string, JsonSchema> = {
+  page: { type: 'integer', description: 'page number of results to return (1-based)' },
+  limit: { type: 'integer', description: 'page size of results' },
+};
+
+/**
+ * Compiles registered operations into one Express router. Each request runs: authenticate →
+ * auth requirement → token scope → validate params, query, body → handler → send. The order
+ * means a caller without the right credentials learns nothing about input rules.
+ */
+export function buildApiRouter(operations: readonly RegisteredOperation[], deps: OperationDeps): express.Router {
+  const router = express.Router({ caseSensitive: false, strict: false });
+  const readBody = express.raw({ type: () => true, limit: deps.config.server.MAX_BODY_SIZE });
+  const methodsByPath = new Map<string, Set<string>>();
+
+  for (const { op } of operations) {
+    const path = toExpressPath(op.path);
+    const methods = methodsByPath.get(path) ?? new Set<string>();
+    methods.add(op.method.toUpperCase());
+    methodsByPath.set(path, methods);
+    router[op.method](path, compile(op, deps, readBody));
+  }
+  // A known path with another method: 405 naming the allowed ones, not a misleading 404.
+  for (const [path, methods] of methodsByPath) {
+    const allow = [...methods].concat(methods.has('GET') ? ['HEAD'] : []).join(', ');
+    router.all(path, (req, _res, next) => next(new ApiError(405, `method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow })));
+  }
+  return router;
+}
+
+function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler): RequestHandler {
+  const { schemas, config } = deps;
+  const validateParams = op.params ? schemas.stringValidator({ ...op.params, type: 'object' }) : undefined;
+  const querySchema = op.paged
+    ? { type: 'object', ...(op.query ?? {}), properties: { ...((op.query?.properties as object) ?? {}), ...PAGING_QUERY } }
+    : op.query;
+  const validateQuery = querySchema ? schemas.stringValidator(querySchema) : undefined;
+  const validateBody = op.body && op.bodyType !== 'text' ? schemas.bodyValidator(op.body) : undefined;
+  const level = levelForMethod(op.method);
+  const needed = op.scopes === 'public' ? [] : op.scopes.map((c) => `${level}:${c}`);
+
+  return async (req: Request, res: Response) => {
+    res.locals.route = op.path;
+    const principal = await deps.authenticate(req);
+    assertAuthRequirement(op, principal);
+    if (principal && op.scopes !== 'public' && !op.scopes.every((c) => grants(principal.scopes, c, level))) {
+      throw ApiError.forbidden(`token does not have at least one of required scope(s): [${needed.join(' ')}]`);
+    }
+
+    const params = { ...req.params } as Record<string, unknown>;
+    for (const [key, value] of Object.entries(params)) if (Array.isArray(value)) params[key] = value.join('/');
+    if (validateParams) check(validateParams, params, 'path');
+    const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
+    if (validateQuery) check(validateQuery, query, 'query');
+    const body = op.body || op.bodyType === 'text' ? await parseBody(req, res, op, readBody) : undefined;
+    if (validateBody) check(validateBody, body, 'body');
+
+    const apiRequest: ApiRequest = {
+      principal,
+      params: params as Record<string, string>,
+      query,
+      body,
+      paging: pagingOf(query, config),
+      headers: req.headers,
+      requestId: res.locals.requestId,
+      log: res.locals.log as Logger,
+      raw: req,
+    };
+    send(res, await op.handler(apiRequest));
+  };
+}
+
+function assertAuthRequirement(op: ApiOperation, principal: Principal | null): void {
+  const need = op.auth ?? 'optional';
+  if (need === 'optional') return;
+  if (!principal) throw ApiError.unauthorized('authentication required: send a token (Authorization: token …) or basic auth');
+  if (need === 'siteAdmin' && !principal.user.isAdmin) throw ApiError.forbidden('user should be a site administrator');
+  if (need === 'basic' && principal.method !== 'basic') {
+    throw ApiError.unauthorized('auth method not allowed: this route needs basic authentication with a password');
+  }
+}
+
+function check(validate: ValidateFunction, data: unknown, where: string): void {
+  if (validate(data)) return;
+  const problems = describeErrors(validate.errors, where, data);
+  throw ApiError.unprocessable(problems.join('; '), { errors: problems });
+}
+
+async function parseBody(req: Request, res: Response, op: ApiOperation, readBody: RequestHandler): Promise<unknown> {
+  await new Promise<void>((resolve, reject) => readBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  const buffer: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (op.bodyType === 'text') return buffer.toString('utf8');
+  if (buffer.length === 0) {
+    if (op.bodyRequired) throw ApiError.unprocessable('body: a JSON request body is required');
+    return {};
+  }
+  // Parsed whatever the Content-Type says: `curl -d '{…}'` sends JSON labelled as a form, and Gitea accepts it.
+  try {
+    return JSON.parse(buffer.toString('utf8'));
+  } catch (err) {
+    throw ApiError.unprocessable(`body: invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function pagingOf(query: Record<string, unknown>, config: HearthConfig): Paging {
+  const { DEFAULT_PAGING_NUM, MAX_RESPONSE_ITEMS } = config.api;
+  const page = typeof query.page === 'number' && query.page > 0 ? Math.floor(query.page) : 1;
+  let limit = typeof query.limit === 'number' && query.limit > 0 ? Math.floor(query.limit) : DEFAULT_PAGING_NUM;
+  limit = Math.min(limit, MAX_RESPONSE_ITEMS);
+  return { page, limit, offset: (page - 1) * limit };
+}
+
+export function send(res: Response, result: ApiResponse): void {
+  res.status(result.status);
+  if (result.headers) res.set(result.headers);
+  if (result.body === undefined || result.status === 204) {
+    res.end();
+  } else if (result.contentType) {
+    res.type(result.contentType).send(result.body as string | Buffer);
+  } else {
+    res.json(result.body);
+  }
+}

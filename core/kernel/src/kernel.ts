@@ -1,0 +1,307 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Request, type Router } from 'express';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import {
+  ApiError,
+  type ApiOperation,
+  type ForgeSettings,
+  type HttpHelpers,
+  type KernelHooks,
+  type Logger,
+  type PluginContext,
+  type Principal,
+  type RouteRegistrar,
+  type UserDirectory,
+} from '@hearth/plugin-api';
+import { loadConfig, type LoadConfigOptions, type LoadedConfig } from './config/load';
+import type { HearthConfig } from './config/types';
+import { connect, resolveDatabase, type DatabaseTarget } from './db/connect';
+import { coreMigrations } from './db/core-migrations';
+import { migrateLatest } from './db/migrate';
+import { createHooks } from './hooks';
+import { kernelSchemas, type SchemaRegistry } from './schemas';
+import { loadPlugins, type LoadedPlugin } from './plugins/loader';
+import { resolvePrincipal, tapBuiltinAuth } from './auth/authenticate';
+import { grants } from './auth/scopes';
+import { TokenService } from './auth/token-service';
+import { UserService } from './users/user-service';
+import { userOperations } from './users/user-routes';
+import { adminUserOperations } from './users/admin-routes';
+import { buildApiRouter, type RegisteredOperation } from './http/operations';
+import { buildOpenApi } from './http/openapi';
+import { pagedResponse } from './http/paging';
+import { errorBody, errorHandler, notFoundHandler } from './http/errors';
+import { HttpMetrics, requestContext } from './http/observability';
+import { avatarRouter } from './http/avatars';
+import { docsRouter } from './http/docs-page';
+import { API_VERSION_STRING } from './version';
+
+export interface HearthOptions {
+  /** An already loaded configuration, or how to load one. */
+  config?: LoadedConfig | LoadConfigOptions;
+  /** Where logs go (default stdout). */
+  logDestination?: pino.DestinationStream;
+  /** Environment for first-run settings (HEARTH_ADMIN_*); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Open the configured database and bring the kernel's and the enabled plugins' schemas up to date. */
+export async function openDatabase(config: HearthConfig, plugins: readonly LoadedPlugin[], log: Logger): Promise<{ db: Knex; target: DatabaseTarget }> {
+  const target = resolveDatabase(config.database.URL, config.server.DATA_DIR, config.database.POOL_MAX);
+  const db = connect(target);
+  try {
+    await db.raw('select 1');
+    const applied = await migrateLatest(db, null, coreMigrations);
+    if (applied.length) log.info({ migrations: applied }, 'kernel migrations applied');
+    for (const { plugin } of plugins) {
+      const done = await migrateLatest(db, plugin.name, plugin.migrations ?? []);
+      if (done.length) log.info({ plugin: plugin.name, migrations: done }, 'plugin migrations applied');
+    }
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return { db, target };
+}
+
+/**
+ * The kernel: configuration, database, hooks, the user and token services, and the HTTP app that
+ * plugins extend. `Hearth.create` does everything up to a ready app; `listen` serves it.
+ */
+export class Hearth {
+  readonly hooks: KernelHooks;
+  readonly users: UserService;
+  readonly tokens: TokenService;
+  readonly schemas: SchemaRegistry = kernelSchemas();
+  readonly app = express();
+  readonly metrics: HttpMetrics | null;
+  private readonly operations: RegisteredOperation[] = [];
+  private readonly packageRouters = new Map<string, { owner: string; router: Router }>();
+  private readonly rootRouters: Array<{ prefix: string; router: Router }> = [];
+  private server?: http.Server;
+  private readonly rootUrlDerived: boolean;
+
+  private constructor(
+    readonly config: HearthConfig,
+    readonly db: Knex,
+    readonly database: DatabaseTarget,
+    readonly log: pino.Logger,
+    readonly plugins: readonly LoadedPlugin[],
+  ) {
+    this.hooks = createHooks(log);
+    this.users = new UserService(db, this.hooks, config, log);
+    this.tokens = new TokenService(db);
+    this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
+    this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
+  }
+
+  static async create(options: HearthOptions = {}): Promise<Hearth> {
+    const loaded = options.config && 'config' in options.config ? options.config : loadConfig(options.config as LoadConfigOptions | undefined);
+    const { config, baseDir } = loaded;
+    const log = pino({ level: config.log.LEVEL, base: { app: 'hearth' } }, options.logDestination);
+    // Plugins load and validate before the database is touched: a bad config changes nothing.
+    const plugins = await loadPlugins(config, baseDir);
+    const { db, target } = await openDatabase(config, plugins, log);
+    const kernel = new Hearth(config, db, target, log, plugins);
+    try {
+      await kernel.boot(options.env ?? process.env);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    return kernel;
+  }
+
+  private async boot(env: NodeJS.ProcessEnv): Promise<void> {
+    tapBuiltinAuth(this.hooks, this.users, this.tokens);
+    const deps = { users: this.users, tokens: this.tokens, http: this.httpHelpers() };
+    this.hooks.http.routes.tap('hearth:users', (r) => userOperations(deps).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
+    for (const loaded of this.plugins) {
+      await loaded.plugin.apply(this.contextFor(loaded));
+    }
+    await this.collectRoutes();
+    this.assembleApp();
+    await this.ensureFirstAdmin(env);
+  }
+
+  /** Run `http.routes`, attributing each contribution to the tap (plugin) that made it. */
+  private async collectRoutes(): Promise<void> {
+    let owner = 'hearth';
+    this.hooks.http.routes.intercept({ tap: (tap) => void (owner = tap.name) });
+    const registrar: RouteRegistrar = {
+      api: (op: ApiOperation) => {
+        const clash = this.operations.find((o) => o.op.method === op.method && o.op.path.toLowerCase() === op.path.toLowerCase());
+        if (clash) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered by both "${clash.owner}" and "${owner}"`);
+        this.operations.push({ op, owner });
+      },
+      packages: (type: string, router: Router) => {
+        if (!/^[a-z0-9][a-z0-9-]*$/.test(type)) throw new Error(`package type "${type}" (from "${owner}") must be lower-case letters, digits and dashes`);
+        const clash = this.packageRouters.get(type);
+        if (clash) throw new Error(`package type "${type}" is claimed by both "${clash.owner}" and "${owner}"`);
+        this.packageRouters.set(type, { owner, router });
+      },
+      root: (prefix: string, router: Router) => {
+        this.rootRouters.push({ prefix, router });
+      },
+    };
+    await this.hooks.http.routes.promise(registrar);
+  }
+
+  private assembleApp(): void {
+    const { app, config } = this;
+    const docsUrl = `${config.server.ROOT_URL}api/swagger`;
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.use(requestContext(this.log, this.metrics, config.log.REQUESTS));
+
+    app.get('/api/healthz', async (_req, res) => {
+      const started = Date.now();
+      let status = 'pass';
+      try {
+        await this.db.raw('select 1');
+      } catch {
+        status = 'fail';
+      }
+      res.status(status === 'pass' ? 200 : 503).type('application/health+json').send({
+        status,
+        description: `${config.server.APP_NAME}: health check`,
+        checks: { 'database:ping': [{ status, time: new Date().toISOString(), observedValue: Date.now() - started, observedUnit: 'ms' }] },
+      });
+    });
+    if (this.metrics) {
+      const registry = this.metrics.registry;
+      app.get('/metrics', async (req, res) => {
+        if (config.metrics.TOKEN && req.headers.authorization !== `Bearer ${config.metrics.TOKEN}`) {
+          res.status(401).set('WWW-Authenticate', 'Bearer').json(errorBody('metrics token required', docsUrl));
+          return;
+        }
+        res.type(registry.contentType).send(await registry.metrics());
+      });
+    }
+    if (config.api.ENABLE_SWAGGER) {
+      let document: Record<string, unknown> | undefined;
+      app.get('/swagger.v1.json', (_req, res) => {
+        document ??= buildOpenApi(this.operations, this.schemas, { title: config.server.APP_NAME, version: API_VERSION_STRING, rootUrl: config.server.ROOT_URL });
+        res.json(document);
+      });
+      app.use(docsRouter(config.server.APP_NAME));
+    }
+    app.use(avatarRouter());
+
+    app.use('/api/v1', buildApiRouter(this.operations, { schemas: this.schemas, config, authenticate: (req) => this.authenticate(req) }));
+    app.use('/api/v1', notFoundHandler(docsUrl));
+    for (const [type, { router }] of this.packageRouters) app.use(`/api/packages/:owner/${type}`, router);
+    for (const { prefix, router } of this.rootRouters) app.use(prefix, router);
+    app.use(notFoundHandler(docsUrl));
+    app.use(errorHandler(docsUrl, this.log));
+  }
+
+  /** The caller of a request, resolved once per request. */
+  async authenticate(req: Request): Promise<Principal | null> {
+    const cached = (req as Request & { principal?: Principal | null }).principal;
+    if (cached !== undefined) return cached;
+    const principal = await resolvePrincipal(this.hooks, this.users, {
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      query: req.query as Record<string, unknown>,
+    });
+    (req as Request & { principal?: Principal | null }).principal = principal;
+    return principal;
+  }
+
+  private httpHelpers(): HttpHelpers {
+    return {
+      paged: (req, items, total) => pagedResponse(req, items, total, this.config.server.ROOT_URL),
+      apiUrl: (path) => `${this.config.server.ROOT_URL}api/v1${path.startsWith('/') ? path : `/${path}`}`,
+      hasScope: (principal, category, level) => principal === null || grants(principal.scopes, category, level),
+    };
+  }
+
+  private forgeSettings(): ForgeSettings {
+    const config = this.config;
+    return {
+      get appName() { return config.server.APP_NAME; },
+      get appUrl() { return config.server.ROOT_URL; },
+      get dataDir() { return config.server.DATA_DIR; },
+      version: API_VERSION_STRING,
+      api: config.api,
+      raw: config,
+    };
+  }
+
+  private userDirectory(): UserDirectory {
+    const users = this.users;
+    return {
+      byName: async (name) => { const row = await users.byName(name); return row ? users.toInfo(row) : null; },
+      byId: async (id) => { const row = await users.byId(id); return row ? users.toInfo(row) : null; },
+      toApi: async (user, viewer) => {
+        const row = await users.byId(user.id);
+        if (!row) throw ApiError.notFound(`user does not exist [id: ${user.id}]`);
+        return users.toApi(row, viewer);
+      },
+      stats: () => users.stats(),
+    };
+  }
+
+  private contextFor({ plugin, settings }: LoadedPlugin): PluginContext {
+    const hooks = this.hooks;
+    const context: PluginContext = {
+      name: plugin.name,
+      settings: Object.freeze(settings),
+      hooks,
+      db: this.db,
+      log: this.log.child({ plugin: plugin.name }),
+      forge: this.forgeSettings(),
+      schemas: { add: (schema) => this.schemas.add(schema) },
+      users: this.userDirectory(),
+      http: this.httpHelpers(),
+      emit: (event) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
+    };
+    return Object.freeze(context);
+  }
+
+  /** First run: HEARTH_ADMIN_USERNAME/PASSWORD/EMAIL create a site admin when none exists yet. */
+  private async ensureFirstAdmin(env: NodeJS.ProcessEnv): Promise<void> {
+    const { HEARTH_ADMIN_USERNAME: name, HEARTH_ADMIN_PASSWORD: password, HEARTH_ADMIN_EMAIL: email } = env;
+    if (!name || !password || !email) return;
+    const existing = await this.db('users').where({ is_admin: true, type: 0 }).first('id');
+    if (existing) return;
+    await this.users.create({ name, password, email, isAdmin: true, mustChangePassword: false }, null);
+    this.log.info({ user: name }, 'created the first site administrator from HEARTH_ADMIN_*');
+  }
+
+  /** Serve on the configured address; resolves with the public URL once listening. */
+  async listen(): Promise<string> {
+    const { HTTP_PORT, HTTP_ADDR } = this.config.server;
+    this.server = http.createServer(this.app);
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(HTTP_PORT, HTTP_ADDR, () => resolve());
+    });
+    const port = (this.server.address() as AddressInfo).port;
+    if (this.rootUrlDerived) this.config.server.ROOT_URL = `http://localhost:${port}/`;
+    await this.hooks.lifecycle.ready.promise();
+    return this.config.server.ROOT_URL;
+  }
+
+  /** The port actually listened on (useful with HTTP_PORT 0). */
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.server) {
+      const server = this.server;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    }
+    await this.hooks.lifecycle.shutdown.promise();
+    await this.db.destroy();
+  }
+}

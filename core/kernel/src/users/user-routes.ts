@@ -1,0 +1,139 @@
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import type { TokenService } from '../auth/token-service';
+import { containsCondition } from '../db/like';
+import type { UserService } from './user-service';
+import type { UserRow } from './models';
+
+export interface UserRouteDeps {
+  users: UserService;
+  tokens: TokenService;
+  http: HttpHelpers;
+}
+
+export const USERNAME_PARAM: JsonSchema = {
+  type: 'object',
+  properties: { username: { type: 'string', maxLength: 255, description: 'username of the user' } },
+  required: ['username'],
+};
+
+/** The signed-in user's row (the principal was checked by `auth: 'required'`). */
+async function self(users: UserService, req: ApiRequest): Promise<UserRow> {
+  const row = await users.byId(req.principal!.user.id);
+  if (!row) throw ApiError.unauthorized('the signed-in user no longer exists');
+  return row;
+}
+
+/** Gitea's reqSelfOrAdmin: the path's user must be the caller, unless the caller is a site admin. */
+async function selfOrAdmin(users: UserService, req: ApiRequest<unknown, unknown, { username: string }>): Promise<UserRow> {
+  const principal = req.principal as Principal;
+  const target = await users.require(req.params.username);
+  if (target.id !== principal.user.id && !principal.user.isAdmin) {
+    throw ApiError.forbidden('doer should be the site admin or be the same as the path user');
+  }
+  return target;
+}
+
+/** `/user`, `/users`, `/user/emails` and `/users/{username}/tokens` (section category: user). */
+export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOperation[] {
+  return [
+    {
+      method: 'get', path: '/user', operationId: 'userGetCurrent', tag: 'user', summary: 'Get the authenticated user',
+      scopes: ['user'], auth: 'required', responses: { 200: 'User' },
+      handler: async (req) => ok(users.toApi(await self(users, req), req.principal)),
+    },
+    {
+      method: 'get', path: '/users/search', operationId: 'userSearch', tag: 'user', summary: 'Search for users',
+      scopes: ['user'], paged: true,
+      query: { type: 'object', properties: { q: { type: 'string', description: 'keyword' }, uid: { type: 'integer', description: 'ID of the user to search for' } } },
+      responses: { 200: 'UserSearchResults' },
+      handler: async (req: ApiRequest<unknown, { q?: string; uid?: number }>) => {
+        let query = users.query().where('type', 0);
+        if (req.query.uid) query = query.where('id', req.query.uid);
+        if (req.query.q) {
+          const keyword = req.query.q;
+          query = query.where((w) => w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)));
+        }
+        query = visibleTo(query, req.principal);
+        const [rows, total] = await Promise.all([
+          query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
+          query.clone().resultSize(),
+        ]);
+        const page = http.paged(req, rows.map((r) => users.toApi(r, req.principal)), total);
+        return { ...page, body: { ok: true, data: page.body } };
+      },
+    },
+    {
+      method: 'get', path: '/users/{username}', operationId: 'userGet', tag: 'user', summary: 'Get a user',
+      scopes: ['user'], params: USERNAME_PARAM, responses: { 200: 'User' },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
+        const row = await users.require(req.params.username);
+        if (!users.canSee(row, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
+        return ok(users.toApi(row, req.principal));
+      },
+    },
+    {
+      method: 'get', path: '/user/emails', operationId: 'userListEmails', tag: 'user', summary: "List the authenticated user's email addresses",
+      scopes: ['user'], auth: 'required', responses: { 200: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
+      handler: async (req) => {
+        const row = await self(users, req);
+        return ok((await users.emails(row.id)).map((e) => users.emailToApi(e, row)));
+      },
+    },
+    {
+      method: 'post', path: '/user/emails', operationId: 'userAddEmail', tag: 'user', summary: 'Add email addresses',
+      scopes: ['user'], auth: 'required', body: 'CreateEmailOption', bodyRequired: true,
+      responses: { 201: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
+      handler: async (req: ApiRequest<{ emails: string[] }>) => {
+        const row = await self(users, req);
+        return created((await users.addEmails(row, req.body.emails)).map((e) => users.emailToApi(e, row)));
+      },
+    },
+    {
+      method: 'delete', path: '/user/emails', operationId: 'userDeleteEmail', tag: 'user', summary: 'Delete email addresses',
+      scopes: ['user'], auth: 'required', body: 'DeleteEmailOption', bodyRequired: true, responses: { 204: { description: 'deleted' } },
+      handler: async (req: ApiRequest<{ emails: string[] }>) => {
+        await users.deleteEmails(await self(users, req), req.body.emails);
+        return noContent();
+      },
+    },
+    {
+      method: 'get', path: '/users/{username}/tokens', operationId: 'userGetTokens', tag: 'user', summary: "List the user's access tokens",
+      scopes: ['user'], auth: 'basic', params: USERNAME_PARAM, paged: true,
+      responses: { 200: { description: 'AccessTokenList', schema: { type: 'array', items: { $ref: 'AccessToken' } } } },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
+        const owner = await selfOrAdmin(users, req);
+        const { rows, total } = await tokens.list(owner, req.paging);
+        return http.paged(req, rows.map((t) => tokens.toApi(t)), total);
+      },
+    },
+    {
+      method: 'post', path: '/users/{username}/tokens', operationId: 'userCreateToken', tag: 'user', summary: 'Create an access token',
+      scopes: ['user'], auth: 'basic', params: USERNAME_PARAM, body: 'CreateAccessTokenOption', bodyRequired: true,
+      responses: { 201: 'AccessToken', 400: 'APIError' },
+      handler: async (req: ApiRequest<{ name: string; scopes?: string[] }, unknown, { username: string }>) => {
+        const owner = await selfOrAdmin(users, req);
+        const { row, token } = await tokens.create(owner, req.body.name, req.body.scopes ?? []);
+        return created(tokens.toApi(row, token));
+      },
+    },
+    {
+      method: 'delete', path: '/users/{username}/tokens/{token}', operationId: 'userDeleteAccessToken', tag: 'user', summary: 'Delete an access token (by id or name)',
+      scopes: ['user'], auth: 'basic',
+      params: { type: 'object', properties: { ...(USERNAME_PARAM.properties as object), token: { type: 'string', maxLength: 255, description: 'token id or name' } }, required: ['username', 'token'] },
+      responses: { 204: { description: 'deleted' } },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string; token: string }>) => {
+        await tokens.delete(await selfOrAdmin(users, req), req.params.token);
+        return noContent();
+      },
+    },
+  ];
+}
+
+/** Restrict a user query to what the caller may see (Gitea: anonymous sees public, signed-in also limited, admins all). */
+function visibleTo<Q extends { where: (...args: any[]) => Q; whereIn: (...args: any[]) => Q }>(query: Q, viewer: Principal | null): Q {
+  if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return query;
+  const levels = viewer && !viewer.publicOnly ? [0, 1] : [0];
+  return viewer
+    ? query.where((w: any) => w.whereIn('visibility', levels).orWhere('id', viewer.user.id))
+    : query.whereIn('visibility', levels);
+}

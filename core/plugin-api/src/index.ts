@@ -1,0 +1,10 @@
+/**
+ * @hearth/plugin-api: everything a Hearth plugin may import. Plugins depend on this package
+ * only, never on `@hearth/core` internals.
+ */
+export { PLUGIN_API_VERSION } from './version';
+export { ApiError, isApiError } from './errors';
+export { ok, created, noContent, raw } from './responses';
+export type { ApiResponse } from './responses';
+export { definePlugin } from './define-plugin';
+export type * from './types';

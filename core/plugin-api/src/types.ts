@@ -1,0 +1,411 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type {
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesWaterfallHook,
+} from 'tapable';
+import type { Knex } from 'knex';
+import type { Router, Request } from 'express';
+import type { ApiResponse } from './responses';
+
+/** A JSON Schema (draft-07 subset that ajv and Swagger 2.0 both understand). @public */
+export type JsonSchema = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------
+// Identity and scopes
+// ---------------------------------------------------------------------------------------------
+
+/** The token scope categories of Gitea 1.20, one per top-level API section. @public */
+export type ScopeCategory =
+  | 'activitypub'
+  | 'admin'
+  | 'misc'
+  | 'notification'
+  | 'organization'
+  | 'package'
+  | 'issue'
+  | 'repository'
+  | 'user';
+
+/** Scope levels; each implies the ones before it (delete ⇒ write ⇒ read). @public */
+export type ScopeLevel = 'read' | 'write' | 'delete';
+
+/** Visibility of a user or organization, as Gitea names it. @public */
+export type Visibility = 'public' | 'limited' | 'private';
+
+/** A user record as the kernel hands it to plugins (never the password hash). @public */
+export interface UserInfo {
+  id: number;
+  /** The display-cased login name. */
+  name: string;
+  lowerName: string;
+  fullName: string;
+  email: string;
+  isAdmin: boolean;
+  isRestricted: boolean;
+  isActive: boolean;
+  prohibitLogin: boolean;
+  visibility: Visibility;
+  /** 0 = individual user, 1 = organization (organizations share the user table, as in Gitea). */
+  type: number;
+}
+
+/**
+ * Who is calling. `scopes === null` means the credential carries no scope restriction
+ * (basic auth with a password); otherwise it is the expanded set of granted `level:category`
+ * strings, e.g. `write:user` also yields `read:user`.
+ * @public
+ */
+export interface Principal {
+  user: UserInfo;
+  /** How the caller authenticated: 'token', 'basic', or a plugin's own scheme name. */
+  method: string;
+  scopes: ReadonlySet<string> | null;
+  /** A public-only token may only see public resources. */
+  publicOnly: boolean;
+  tokenId?: number;
+}
+
+/** The parts of a request an authentication tap may look at. @public */
+export interface AuthRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  query: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events carried by hooks
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A forge event as fanned out by `webhook.emit`: webhook deliveries, the activity feed and
+ * (later) ActivityPub subscribe to it. `event` uses Gitea's event names (push, issues, create…).
+ * @public
+ */
+export interface ForgeEvent {
+  event: string;
+  action?: string;
+  actor: UserInfo | null;
+  /** Owner (user or organization) whose hooks should see the event. */
+  ownerId?: number;
+  repositoryId?: number;
+  /** The Gitea-shaped payload, built by the emitter. */
+  payload: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/** @public */
+export interface UserEvent {
+  user: UserInfo;
+  actor: UserInfo | null;
+}
+
+/** Fired only when the lower-cased name changes: a capitalization-only rename touches nothing but the user record. @public */
+export interface UserRenamedEvent extends UserEvent {
+  oldName: string;
+  newName: string;
+}
+
+/**
+ * Fired inside the deletion transaction, before the user row goes. A tap cleans up its own
+ * rows through `trx`, or throws an ApiError (typically 422) to refuse, e.g. "user still owns
+ * repositories" when `purge` is false.
+ * @public
+ */
+export interface UserDeletingEvent extends UserEvent {
+  purge: boolean;
+  trx: Knex.Transaction;
+}
+
+/** @public */
+export interface RepositoryEvent {
+  repositoryId: number;
+  ownerId: number;
+  ownerName: string;
+  name: string;
+  actor: UserInfo | null;
+}
+
+/** One ref update of a push. Zero ids (40 × '0') mark creation and deletion, as git does. @public */
+export interface RefUpdate {
+  ref: string;
+  oldId: string;
+  newId: string;
+}
+
+/** @public */
+export interface PushEvent extends RepositoryEvent {
+  updates: RefUpdate[];
+}
+
+/** @public */
+export interface PackageEvent {
+  ownerId: number;
+  ownerName: string;
+  type: string;
+  name: string;
+  version: string;
+  packageVersionId: number;
+  actor: UserInfo | null;
+}
+
+/**
+ * A proposed change to an issue or pull request, before it is stored. Taps of
+ * `issue.mutate` return it (possibly rewritten) or throw an ApiError to veto.
+ * @public
+ */
+export interface IssueMutation {
+  kind: 'create' | 'edit' | 'labels' | 'state' | 'assignees' | 'milestone' | 'pin' | string;
+  issueId: number | null;
+  repositoryId: number;
+  /** The fields being changed; for labels, `labelIds` is the complete resulting set. */
+  changes: Record<string, unknown>;
+}
+
+/** @public */
+export interface MutationContext {
+  actor: UserInfo | null;
+  trx: Knex.Transaction | Knex;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hooks
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The kernel's hook points. The object and its groups are frozen; plugins tap the hooks in
+ * `apply()`. Taps on notification hooks (`*.created`, `*.renamed`, `*.deleted`,
+ * `push.received`, `package.published`, `webhook.emit`, `lifecycle.ready`) run after the change
+ * is committed: a tap that throws is logged with its name and does not fail the request or
+ * its sibling taps. See HOOKS.md for when each fires.
+ * @public
+ */
+export interface KernelHooks {
+  readonly auth: {
+    /** Resolve the caller. First tap to return a Principal wins; return undefined to pass; throw ApiError(401) to reject bad credentials. */
+    readonly authenticate: AsyncSeriesBailHook<[AuthRequest], Principal | undefined>;
+  };
+  readonly http: {
+    /** Called once at start, after every plugin's apply(): contribute API operations and routers. */
+    readonly routes: AsyncSeriesHook<[RouteRegistrar]>;
+  };
+  readonly issue: {
+    /** A waterfall over a proposed issue change, inside its transaction. */
+    readonly mutate: AsyncSeriesWaterfallHook<[IssueMutation, MutationContext]>;
+  };
+  readonly webhook: {
+    /** Fan-out of forge events to subscribers. */
+    readonly emit: AsyncParallelHook<[ForgeEvent]>;
+  };
+  readonly user: {
+    readonly created: AsyncSeriesHook<[UserEvent]>;
+    readonly renamed: AsyncSeriesHook<[UserRenamedEvent]>;
+    readonly deleting: AsyncSeriesHook<[UserDeletingEvent]>;
+    readonly deleted: AsyncSeriesHook<[UserEvent]>;
+  };
+  readonly repository: {
+    readonly created: AsyncSeriesHook<[RepositoryEvent]>;
+    readonly deleted: AsyncSeriesHook<[RepositoryEvent]>;
+  };
+  readonly push: {
+    readonly received: AsyncSeriesHook<[PushEvent]>;
+  };
+  readonly package: {
+    readonly published: AsyncSeriesHook<[PackageEvent]>;
+  };
+  readonly lifecycle: {
+    /** The server listens; background workers may start. */
+    readonly ready: AsyncSeriesHook<[]>;
+    /** The server is stopping; runs before the database closes. */
+    readonly shutdown: AsyncSeriesHook<[]>;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------------------------
+
+/** Who may call an operation, checked before the handler runs. @public */
+export type AuthRequirement =
+  /** Anyone, signed in or not. */
+  | 'optional'
+  /** Some valid credential. */
+  | 'required'
+  /** A site administrator. */
+  | 'siteAdmin'
+  /** Basic auth (a password), as Gitea requires for managing tokens. */
+  | 'basic';
+
+/** Paging derived from `page`/`limit` and the API settings (DEFAULT_PAGING_NUM, MAX_RESPONSE_ITEMS). @public */
+export interface Paging {
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+/** The request as an operation handler sees it, after validation. @public */
+export interface ApiRequest<Body = any, Query = any, Params = Record<string, string>> {
+  principal: Principal | null;
+  params: Params;
+  query: Query;
+  body: Body;
+  /** Present when the operation is `paged`. */
+  paging: Paging;
+  headers: IncomingHttpHeaders;
+  requestId: string;
+  log: Logger;
+  /** The underlying Express request, for what the abstraction does not cover. */
+  raw: Request;
+}
+
+/** A response with `X-Total-Count` and RFC 5988 `Link` headers, built by `ctx.http.paged`. @public */
+export type PagedBody<T> = { items: T[]; total: number };
+
+/**
+ * A Gitea-dialect JSON operation under `/api/v1`. The kernel validates `params`, `query` and
+ * `body` with ajv, enforces `auth` and the token scope of `scopes` at the level given by the
+ * HTTP method (GET → read, POST/PUT/PATCH → write, DELETE → delete), and lists the operation in
+ * the served OpenAPI document.
+ * @public
+ */
+export interface ApiOperation<Body = any, Query = any, Params = any> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI path syntax: `/users/{username}/tokens`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /**
+   * Token categories the route's section requires (all of them), or `'public'` for routes that
+   * must work with any token whatever its scope.
+   */
+  scopes: ScopeCategory[] | 'public';
+  auth?: AuthRequirement;
+  /** Schema of the path parameters (an object schema; all properties required). */
+  params?: JsonSchema;
+  /** Schema of the query string (an object schema; types are coerced). */
+  query?: JsonSchema;
+  /** `$ref` id of a registered schema or an inline schema for the JSON body. */
+  body?: string | JsonSchema;
+  /** `text` accepts a text/plain body as a string (e.g. /markdown/raw). */
+  bodyType?: 'json' | 'text';
+  bodyRequired?: boolean;
+  /** Adds `page`/`limit` and fills `req.paging`. */
+  paged?: boolean;
+  /** status → schema `$ref` id or description; feeds the OpenAPI document. */
+  responses: Record<number, string | { description: string; schema?: string | JsonSchema; contentType?: string }>;
+  handler(req: ApiRequest<Body, Query, Params>): Promise<ApiResponse> | ApiResponse;
+}
+
+/** Passed to `http.routes` taps. @public */
+export interface RouteRegistrar {
+  /** Add a `/api/v1` operation. A second operation with the same method and path stops the start. */
+  api(op: ApiOperation): void;
+  /**
+   * Mount a package format's router at `/api/packages/:owner/<type>` (create it with
+   * `Router({ mergeParams: true })` to read `:owner`). One router per type.
+   */
+  packages(type: string, router: Router): void;
+  /** Mount a router at a site path outside the API (git smart HTTP, well-known files). */
+  root(prefix: string, router: Router): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services a plugin gets
+// ---------------------------------------------------------------------------------------------
+
+/** A pino-compatible logger. @public */
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+/** Settings of the forge every plugin may read (the validated config, minus secrets). @public */
+export interface ForgeSettings {
+  appName: string;
+  /** What `/version` reports: the Gitea API version spoken, with Hearth's version as build metadata. */
+  version: string;
+  /** The public base URL, with a trailing slash. */
+  appUrl: string;
+  dataDir: string;
+  /** Gitea's [api] section. */
+  api: { MAX_RESPONSE_ITEMS: number; DEFAULT_PAGING_NUM: number; DEFAULT_GIT_TREES_PER_PAGE: number; DEFAULT_MAX_BLOB_SIZE: number };
+  /** The whole validated configuration, read-only, for sections a plugin owns or shares. */
+  raw: Readonly<Record<string, any>>;
+}
+
+/** Users as plugins see them. @public */
+export interface UserDirectory {
+  byName(name: string): Promise<UserInfo | null>;
+  byId(id: number): Promise<UserInfo | null>;
+  /** The Gitea `User` JSON object for `user` as `viewer` may see it. */
+  toApi(user: UserInfo, viewer: Principal | null): Promise<Record<string, unknown>>;
+  /** Individual (non-organization) accounts: all, and those who signed in within 180 and 30 days. */
+  stats(): Promise<{ total: number; activeHalfyear: number; activeMonth: number }>;
+}
+
+/** Helpers for API responses that depend on the kernel's settings. @public */
+export interface HttpHelpers {
+  /** 200 with `X-Total-Count` and a `Link` header built from the request's paging. */
+  paged(req: ApiRequest, items: unknown[], total: number): ApiResponse;
+  /** Absolute URL of an API path: `apiUrl('/users/x')` → `https://host/api/v1/users/x`. */
+  apiUrl(path: string): string;
+  /** True when the caller's token carries `level:category` (always true without a scoped token). */
+  hasScope(principal: Principal | null, category: ScopeCategory, level: ScopeLevel): boolean;
+}
+
+/**
+ * What `apply()` receives: the plugin's view of the kernel. Everything a plugin may use is here;
+ * nothing else of the kernel is public.
+ * @public
+ */
+export interface PluginContext<Settings = Record<string, unknown>> {
+  readonly name: string;
+  /** The plugin's settings from config, validated against its `settingsSchema`, defaults applied. */
+  readonly settings: Readonly<Settings>;
+  readonly hooks: KernelHooks;
+  /** The forge's database. Plugin tables should carry the plugin's name as a prefix. */
+  readonly db: Knex;
+  readonly log: Logger;
+  readonly forge: ForgeSettings;
+  /** Register JSON Schemas (with `$id`) for request validation and the OpenAPI document. */
+  readonly schemas: { add(schema: JsonSchema): void };
+  readonly users: UserDirectory;
+  readonly http: HttpHelpers;
+  /** Emit a forge event through `webhook.emit`. */
+  emit(event: Omit<ForgeEvent, 'occurredAt'>): Promise<void>;
+}
+
+/** One schema migration of a plugin. Names sort in the order they run. @public */
+export interface PluginMigration {
+  name: string;
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/**
+ * A Hearth plugin: what a plugin package exports (as `default` or `plugin`).
+ * @public
+ */
+export interface HearthPlugin<Settings = any> {
+  /** Brand checked at load. Set by definePlugin. */
+  readonly kind: 'hearth.plugin/v1';
+  /** Short kebab-case id; the key under `plugins` in config. */
+  name: string;
+  version: string;
+  /** Semver range of PLUGIN_API_VERSION this plugin works with, e.g. `^1.0.0`. */
+  apiVersion: string;
+  description?: string;
+  /** Other plugins that must be enabled and applied first. */
+  requires?: string[];
+  /** JSON Schema of `settings`; validated at start with defaults applied. */
+  settingsSchema?: JsonSchema;
+  /** Run in order at start and by `hearth migrate`, tracked per plugin. */
+  migrations?: PluginMigration[];
+  apply(ctx: PluginContext<Settings>): void | Promise<void>;
+}

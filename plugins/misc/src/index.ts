@@ -1,0 +1,150 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import MarkdownIt from 'markdown-it';
+import { definePlugin, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
+
+interface MiscSettings {
+  /** Answer /nodeinfo (instance software and user counts); off for instances that prefer not to advertise. */
+  nodeinfo: boolean;
+}
+
+interface MarkdownBody {
+  Text?: string;
+  Mode?: string;
+  Context?: string;
+  Wiki?: boolean;
+}
+
+const SCHEMAS_DIR = path.join(__dirname, '..', 'schemas');
+
+/**
+ * Gitea's miscellaneous API: `/version`, `/settings/{api,ui,repository,attachment}`,
+ * `/markdown`, `/markdown/raw` and `/nodeinfo`. These answer any caller and any token whatever
+ * its scope: clients probe them before they know what a token may do.
+ */
+export default definePlugin<MiscSettings>({
+  name: 'misc',
+  version: '0.1.0',
+  apiVersion: '^1.0.0',
+  description: "Gitea's miscellaneous endpoints: version, settings, markdown, nodeinfo",
+  settingsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { nodeinfo: { type: 'boolean', default: true } },
+  },
+  apply(ctx) {
+    for (const file of fs.readdirSync(SCHEMAS_DIR).filter((f) => f.endsWith('.json'))) {
+      ctx.schemas.add(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8')));
+    }
+    ctx.hooks.http.routes.tap('misc', (routes) => {
+      for (const op of operations(ctx)) routes.api(op);
+    });
+  },
+});
+
+function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
+  const config = ctx.forge.raw;
+  const common = { tag: 'miscellaneous', scopes: 'public' as const };
+  const ops: ApiOperation[] = [
+    {
+      ...common, method: 'get', path: '/version', operationId: 'getVersion', summary: "Returns the version of the Gitea API this server speaks",
+      responses: { 200: 'ServerVersion' },
+      handler: () => ok({ version: ctx.forge.version }),
+    },
+    {
+      ...common, tag: 'settings', method: 'get', path: '/settings/api', operationId: 'getGeneralAPISettings', summary: 'Get instance\'s global settings for api',
+      responses: { 200: 'GeneralAPISettings' },
+      handler: () => ok({
+        max_response_items: ctx.forge.api.MAX_RESPONSE_ITEMS,
+        default_paging_num: ctx.forge.api.DEFAULT_PAGING_NUM,
+        default_git_trees_per_page: ctx.forge.api.DEFAULT_GIT_TREES_PER_PAGE,
+        default_max_blob_size: ctx.forge.api.DEFAULT_MAX_BLOB_SIZE,
+      }),
+    },
+    {
+      ...common, tag: 'settings', method: 'get', path: '/settings/ui', operationId: 'getGeneralUISettings', summary: 'Get instance\'s global settings for ui',
+      responses: { 200: 'GeneralUISettings' },
+      handler: () => ok({ default_theme: config.ui.DEFAULT_THEME, allowed_reactions: config.ui.REACTIONS, custom_emojis: config.ui.CUSTOM_EMOJIS }),
+    },
+    {
+      ...common, tag: 'settings', method: 'get', path: '/settings/repository', operationId: 'getGeneralRepositorySettings', summary: 'Get instance\'s global settings for repositories',
+      responses: { 200: 'GeneralRepoSettings' },
+      handler: () => ok({
+        mirrors_disabled: config.repository.DISABLE_MIRRORS,
+        http_git_disabled: config.repository.DISABLE_HTTP_GIT,
+        migrations_disabled: config.repository.DISABLE_MIGRATIONS,
+        stars_disabled: config.repository.DISABLE_STARS,
+        time_tracking_disabled: !config.repository.ENABLE_TIME_TRACKING,
+        lfs_disabled: !config.repository.LFS_ENABLED,
+      }),
+    },
+    {
+      ...common, tag: 'settings', method: 'get', path: '/settings/attachment', operationId: 'getGeneralAttachmentSettings', summary: 'Get instance\'s global settings for Attachment',
+      responses: { 200: 'GeneralAttachmentSettings' },
+      handler: () => ok({
+        enabled: config.attachment.ENABLED,
+        allowed_types: config.attachment.ALLOWED_TYPES,
+        max_size: config.attachment.MAX_SIZE,
+        max_files: config.attachment.MAX_FILES,
+      }),
+    },
+    {
+      ...common, method: 'post', path: '/markdown', operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML',
+      body: 'MarkdownOption', responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
+      handler: (req: ApiRequest<MarkdownBody>) => {
+        const { Text = '', Mode = 'markdown', Context = '', Wiki = false } = req.body;
+        const mode = Wiki ? 'wiki' : Mode || 'markdown';
+        return raw(200, 'text/html; charset=utf-8', renderMarkdown(Text, mode, Context, ctx.forge.appUrl));
+      },
+    },
+    {
+      ...common, method: 'post', path: '/markdown/raw', operationId: 'renderMarkdownRaw', summary: 'Render raw markdown as HTML',
+      bodyType: 'text', responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
+      handler: (req: ApiRequest<string>) => raw(200, 'text/html; charset=utf-8', renderMarkdown(req.body, 'markdown', '', ctx.forge.appUrl)),
+    },
+  ];
+  if (ctx.settings.nodeinfo) {
+    ops.push({
+      ...common, method: 'get', path: '/nodeinfo', operationId: 'getNodeInfo', summary: 'Returns the nodeinfo of the server',
+      responses: { 200: 'NodeInfo' },
+      handler: async () => ok({
+        version: '2.1',
+        software: { name: 'hearth', version: ctx.forge.version, repository: '', homepage: ctx.forge.appUrl },
+        protocols: ['activitypub'],
+        services: { inbound: [], outbound: ['rss2.0'] },
+        openRegistrations: false,
+        usage: { users: await ctx.users.stats(), localPosts: 0, localComments: 0 },
+        metadata: {},
+      }),
+    });
+  }
+  return ops;
+}
+
+const plain = new MarkdownIt({ html: false, linkify: true });
+const comment = new MarkdownIt({ html: false, linkify: true, breaks: true });
+
+/**
+ * Render without raw HTML (markdown-it escapes it) and without dangerous link schemes
+ * (markdown-it refuses javascript:, vbscript:, file: and non-image data: URLs). Relative links
+ * resolve against Context, as Gitea does; wiki links point into the wiki.
+ */
+export function renderMarkdown(text: string, mode: string, context: string, appUrl: string): string {
+  const engine = mode === 'gfm' || mode === 'comment' ? comment : plain;
+  const env = { base: context ? new URL(context.replace(/^\/*/, '') + (mode === 'wiki' ? '/wiki/' : '/'), appUrl).toString() : '' };
+  const tokens = engine.parse(text, env);
+  if (env.base) {
+    const visit = (list: typeof tokens) => {
+      for (const token of list) {
+        if ((token.type === 'link_open' || token.type === 'image') && token.attrs) {
+          const attr = token.type === 'image' ? 'src' : 'href';
+          const value = token.attrGet(attr);
+          if (value && !/^([a-z][a-z0-9+.-]*:|\/|#)/i.test(value)) token.attrSet(attr, new URL(value, env.base).toString());
+        }
+        if (token.children) visit(token.children);
+      }
+    };
+    visit(tokens);
+  }
+  return engine.renderer.render(tokens, engine.options, env);
+}
