@@ -3,7 +3,7 @@
  * it (they use @hearth/plugin-api).
  */
 export { Hearth, openDatabase, type HearthOptions } from './kernel';
-export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './config/load';
+export { loadConfig, deepMerge, type LoadConfigOptions, type LoadedConfig } from './config/load';
 export { ConfigError, type HearthConfig } from './config/types';
 export { loadPlugins, type LoadedPlugin } from './plugins/loader';
 export { HEARTH_VERSION, API_VERSION_STRING } from './version';

@@ -152,7 +152,7 @@ export class Hearth {
 
   private assembleApp(): void {
     const { app, config } = this;
-    const docsUrl = `${config.server.ROOT_URL}api/swagger`;
+    const docsUrl = () => `${config.server.ROOT_URL}api/swagger`;
     app.disable('x-powered-by');
     app.set('etag', false);
     app.use(requestContext(this.log, this.metrics, config.log.REQUESTS));
@@ -175,7 +175,7 @@ export class Hearth {
       const registry = this.metrics.registry;
       app.get('/metrics', async (req, res) => {
         if (config.metrics.TOKEN && req.headers.authorization !== `Bearer ${config.metrics.TOKEN}`) {
-          res.status(401).set('WWW-Authenticate', 'Bearer').json(errorBody('metrics token required', docsUrl));
+          res.status(401).set('WWW-Authenticate', 'Bearer').json(errorBody('metrics token required', docsUrl()));
           return;
         }
         res.type(registry.contentType).send(await registry.metrics());

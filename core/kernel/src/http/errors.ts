@@ -6,9 +6,10 @@ export function errorBody(message: string, docsUrl: string, extra?: Record<strin
   return { message, url: docsUrl, ...(extra ?? {}) };
 }
 
-export function notFoundHandler(docsUrl: string): RequestHandler {
+/** `docsUrl` is read per response: with HTTP_PORT 0 the public URL is known only once listening. */
+export function notFoundHandler(docsUrl: () => string): RequestHandler {
   return (req, res) => {
-    res.status(404).json(errorBody(`not found: ${req.method} ${req.originalUrl.split("?")[0]}`, docsUrl));
+    res.status(404).json(errorBody(`not found: ${req.method} ${req.originalUrl.split('?')[0]}`, docsUrl()));
   };
 }
 
@@ -17,8 +18,9 @@ export function notFoundHandler(docsUrl: string): RequestHandler {
  * and message; anything else is a 500 with a generic message and the request id, and the full
  * error goes to the log only.
  */
-export function errorHandler(docsUrl: string, log: Logger): ErrorRequestHandler {
+export function errorHandler(docsUrlOf: () => string, log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    const docsUrl = docsUrlOf();
     const requestId = res.locals.requestId as string | undefined;
     if (res.headersSent) {
       log.error({ err, requestId }, 'error after the response started');

@@ -30,7 +30,8 @@ export function buildOpenApi(
     }
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(op.responses)) {
-      if (typeof spec === 'string') responses[status] = { description: spec, schema: schemaRef(spec) };
+      // A string names a registered schema, or is only a description.
+      if (typeof spec === 'string') responses[status] = schemas.has(spec) ? { description: spec, schema: schemaRef(spec) } : { description: spec };
       else responses[status] = { description: spec.description, ...(spec.schema ? { schema: schemaRef(spec.schema) } : {}) };
     }
     for (const status of ['401', '403', '404', '422']) {

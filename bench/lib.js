@@ -1,0 +1,242 @@
+'use strict';
+/**
+ * Helpers shared by the benchmarks: start a server as a child process and time it to ready,
+ * read its memory, drive it with autocannon, and format the figures.
+ *
+ * Servers always run in their own process (never in the bench process) so that autocannon's
+ * own CPU use and memory do not show up in the server's figures. Their stdout/stderr go
+ * straight to a file, as they would in production, rather than through a pipe read by us.
+ *
+ * Every wait here is bounded by a deadline: a bench that hangs is worse than one that fails.
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const LISTENING = /is listening on (http:\/\/\S+)/;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Children still running, so a crash or Ctrl-C in the bench does not leave servers behind. */
+const live = new Set();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of live) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+function makeTempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * The environment for a server: ours minus every HEARTH* variable, so an operator's
+ * HEARTH_CONFIG or HEARTH_DATABASE_URL cannot silently change what is measured.
+ */
+function cleanEnv(extra) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^HEARTH/i.test(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Every shipped plugin, from plugins/<dir>/package.json named @hearth/plugin-<name>, so the
+ * bench measures a fully loaded server without being edited as plugins are added.
+ */
+function shippedPlugins() {
+  const dir = path.join(REPO_ROOT, 'plugins');
+  const names = [];
+  for (const entry of fs.readdirSync(dir).sort()) {
+    const manifest = path.join(dir, entry, 'package.json');
+    if (!fs.existsSync(manifest)) continue;
+    const m = /^@hearth\/plugin-(.+)$/.exec(JSON.parse(fs.readFileSync(manifest, 'utf8')).name || '');
+    if (m) names.push(m[1]);
+  }
+  return names;
+}
+
+/** HEARTH__PLUGINS__<NAME>__ENABLED=true for each plugin ("registry-cargo" → REGISTRY_CARGO). */
+function pluginEnv(names) {
+  const env = {};
+  for (const name of names) env[`HEARTH__PLUGINS__${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}__ENABLED`] = 'true';
+  return env;
+}
+
+/**
+ * One HTTP request with a fresh connection (agent: false): polling must not keep sockets open
+ * that would linger in the server during the idle-memory reading. Resolves { status, body };
+ * rejects on network errors or after timeoutMs.
+ */
+function request(url, { method = 'GET', headers = {}, body, timeoutMs = 2000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = http.request(url, {
+      method,
+      agent: false,
+      headers: payload === undefined ? headers : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      timeout: timeoutMs,
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.end(payload);
+  });
+}
+
+function tail(file, lines = 20) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * Spawn `node <args>` and wait until it is ready: first the "is listening on URL" line in its
+ * log (how a PORT=0 server tells us its port), then a 200 from readyPath. Both are polled every
+ * pollMs; the whole thing gives up after timeoutMs, kills the child and throws with the log tail.
+ *
+ * Returns { name, child, pid, url, readyMs, logFile }; readyMs runs from just before spawn to the
+ * first 200, so it includes Node's own start-up, module loading and (for Hearth) migrations.
+ */
+async function startServer({ name, args, env, cwd = REPO_ROOT, logFile, readyPath, pollMs = 10, timeoutMs = 15000 }) {
+  const fd = fs.openSync(logFile, 'a');
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd); // the child has its own copy
+  live.add(child);
+  let exited = null;
+  child.once('exit', (code, signal) => {
+    exited = { code, signal };
+    live.delete(child);
+  });
+  const deadline = Date.now() + timeoutMs;
+  const fail = async (why) => {
+    await stopServer({ child }, 2000);
+    throw new Error(`${name}: ${why}\n--- last lines of ${logFile} ---\n${tail(logFile)}`);
+  };
+
+  let url = null;
+  while (!url) {
+    if (exited) return fail(`exited before listening (${JSON.stringify(exited)})`);
+    if (Date.now() > deadline) return fail(`no "is listening" line within ${timeoutMs} ms`);
+    const m = LISTENING.exec(fs.readFileSync(logFile, 'utf8'));
+    if (m) url = m[1].replace(/\/$/, '').replace('://localhost:', '://127.0.0.1:');
+    else await sleep(pollMs);
+  }
+  for (;;) {
+    if (exited) return fail(`exited before ready (${JSON.stringify(exited)})`);
+    if (Date.now() > deadline) return fail(`${readyPath} did not answer 200 within ${timeoutMs} ms`);
+    const res = await request(url + readyPath, { timeoutMs: Math.max(100, deadline - Date.now()) }).catch(() => null);
+    if (res && res.status === 200) break;
+    await sleep(pollMs);
+  }
+  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return { name, child, pid: child.pid, url, readyMs, logFile };
+}
+
+/** SIGTERM (graceful), then SIGKILL if it has not exited within graceMs. Resolves once it is gone. */
+async function stopServer({ child }, graceMs = 5000) {
+  if (child.exitCode !== null || child.signalCode !== null) return { graceful: true };
+  const gone = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const graceful = await Promise.race([gone.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!graceful) {
+    child.kill('SIGKILL');
+    await Promise.race([gone, sleep(2000)]);
+  }
+  return { graceful };
+}
+
+/** Resident set size in bytes of one process (Linux /proc; null elsewhere). */
+function readRss(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One autocannon run against a server in another process. Bounded: autocannon stops itself
+ * after `duration` seconds, and we stop it ourselves if it has not finished 10 s after that.
+ * Returns the figures we report plus the status-code breakdown for diagnosing non-2xx answers.
+ */
+function loadTest({ url, headers = {}, connections = 32, duration = 5 }) {
+  return new Promise((resolve, reject) => {
+    let guard;
+    const instance = autocannon({ url, headers, connections, duration }, (err, result) => {
+      clearTimeout(guard);
+      if (err) return reject(err);
+      resolve({
+        connections,
+        duration: result.duration,
+        requestsPerSec: result.requests.average,
+        totalRequests: result.requests.total,
+        latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average, max: result.latency.max },
+        non2xx: result.non2xx,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        statusCodeStats: result.statusCodeStats,
+      });
+    });
+    guard = setTimeout(() => instance.stop(), (duration + 10) * 1000);
+  });
+}
+
+/** A short warm-up run (results discarded: lets V8 optimise the hot paths), then the measured run. */
+async function measureThroughput(target, { warmup = 1, duration = 5, connections = 32 } = {}) {
+  await loadTest({ ...target, connections, duration: warmup });
+  return loadTest({ ...target, connections, duration });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const mb = (bytes) => (bytes == null ? null : bytes / (1024 * 1024));
+
+/** Plain-text table: first row is the header; columns sized to their widest cell, numbers right-aligned. */
+function table(rows) {
+  const cells = rows.map((row) => row.map((c) => (c == null ? '-' : String(c))));
+  const widths = cells[0].map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+module.exports = {
+  REPO_ROOT,
+  sleep,
+  makeTempDir,
+  cleanEnv,
+  shippedPlugins,
+  pluginEnv,
+  request,
+  tail,
+  startServer,
+  stopServer,
+  readRss,
+  loadTest,
+  measureThroughput,
+  median,
+  mb,
+  table,
+};
