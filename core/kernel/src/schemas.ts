@@ -83,7 +83,8 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, prefix:
     let where = pointerToPath(prefix, e.instancePath);
     if (e.keyword === 'required') where = joinPath(where, String(e.params.missingProperty));
     if (e.keyword === 'additionalProperties') where = joinPath(where, String(e.params.additionalProperty));
-    const value = e.keyword === 'required' ? undefined : valueAt(data, e.instancePath);
+    const pointer = e.keyword === 'additionalProperties' ? `${e.instancePath}/${String(e.params.additionalProperty)}` : e.instancePath;
+    const value = e.keyword === 'required' ? undefined : valueAt(data, pointer);
     const shown = value === undefined ? '' : ` = ${JSON.stringify(value)}`;
     let why = e.message ?? 'is invalid';
     if (e.keyword === 'enum') why = `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;

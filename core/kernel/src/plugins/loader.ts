@@ -82,7 +82,7 @@ async function importPlugin(name: string, file: string): Promise<HearthPlugin> {
 }
 
 function validateSettings(name: string, plugin: HearthPlugin, settings: Record<string, unknown>): Record<string, unknown> {
-  const copy = structuredClone(settings);
+  const copy = matchKeysToSchema(structuredClone(settings), plugin.settingsSchema) as Record<string, unknown>;
   if (!plugin.settingsSchema) {
     if (Object.keys(copy).length > 0) {
       throw new ConfigError(`plugins.${name}.settings: the plugin takes no settings, but got ${Object.keys(copy).join(', ')}`);
@@ -95,6 +95,22 @@ function validateSettings(name: string, plugin: HearthPlugin, settings: Record<s
     throw new ConfigError(`invalid settings for plugin "${name}":\n  ${problems.join('\n  ')}`);
   }
   return copy;
+}
+
+/**
+ * Environment overrides (HEARTH__PLUGINS__X__SETTINGS__SOME_KEY) cannot know a setting's
+ * spelling, so keys are matched to the plugin's schema case-insensitively, '-' and '_' alike.
+ */
+function matchKeysToSchema(value: unknown, schema: any): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || !schema?.properties) return value;
+  const known = Object.keys(schema.properties);
+  const fold = (k: string) => k.toLowerCase().replace(/[-_]/g, '');
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const match = known.includes(key) ? key : known.find((k) => fold(k) === fold(key)) ?? key;
+    out[match] = matchKeysToSchema(inner, schema.properties[match]);
+  }
+  return out;
 }
 
 function orderByRequires(loaded: Map<string, LoadedPlugin>): LoadedPlugin[] {
