@@ -150,3 +150,10 @@ test('admin user create refuses reserved names and missing flags', () => {
   expect(missing.status).toBe(2);
   expect(missing.stderr).toContain('needs --username, --password and --email');
 });
+
+test('`npx hearth` works: the workspace bin is linked at install time and launches the built CLI', () => {
+  const bin = path.join(__dirname, '..', 'node_modules', '.bin', 'hearth');
+  const res = spawnSync(bin, ['--help'], { env: env(), encoding: 'utf8' });
+  expect(res.status).toBe(0);
+  expect(res.stdout).toContain('Usage: hearth <command>');
+});
