@@ -170,6 +170,23 @@ describe('token transports and credentials', () => {
   });
 });
 
+describe('resolved tokens are cached, never stale', () => {
+  test('a change to the user takes effect on the very next request of a token already in use', async () => {
+    const dora = await server.user('dora');
+    const token = await server.token(dora, ['read:user']);
+    const adminAll = await server.token(admin, ['all']);
+    expect((await server.api('GET', '/user', { token })).body.login).toBe('dora'); // now cached
+    await server.api('POST', '/admin/users/dora/rename', { token: adminAll, body: { new_username: 'dorothea' } });
+    expect((await server.api('GET', '/user', { token })).body.login).toBe('dorothea');
+    await server.api('PATCH', '/admin/users/dorothea', { token: adminAll, body: { full_name: 'Dorothea D' } });
+    expect((await server.api('GET', '/user', { token })).body.full_name).toBe('Dorothea D');
+    await server.api('PATCH', '/admin/users/dorothea', { token: adminAll, body: { prohibit_login: true } });
+    expect((await server.api('GET', '/user', { token })).status).toBe(403);
+    await server.api('DELETE', '/admin/users/dorothea?purge=true', { token: adminAll });
+    expect((await server.api('GET', '/user', { token })).status).toBe(401);
+  });
+});
+
 describe('public-only tokens', () => {
   test('see public users only', async () => {
     await server.user('hidden-hank', { visibility: 'private' });

@@ -1,7 +1,6 @@
 import { ApiError, type AuthRequest, type KernelHooks, type Principal } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
-import { expandScopes } from './scopes';
 import type { TokenService } from './token-service';
 import { looksLikeToken } from './tokens';
 
@@ -19,8 +18,7 @@ export function tapBuiltinAuth(hooks: KernelHooks, users: UserService, tokens: T
     if (!found || (expectedUser !== undefined && found.user.lower_name !== expectedUser.toLowerCase())) {
       throw ApiError.unauthorized('invalid access token');
     }
-    const { granted, publicOnly } = expandScopes(found.scope);
-    return principalFor(users, found.user, method, granted, publicOnly, found.tokenId);
+    return principalFor(users, found.user, method, found.granted, found.publicOnly, found.tokenId);
   };
 
   hooks.auth.authenticate.tapPromise({ name: 'hearth:token', stage: AUTH_STAGES.token }, async (req) => {
@@ -51,7 +49,7 @@ function principalFor(
 ): Principal {
   if (user.prohibit_login) throw ApiError.forbidden('this account is prohibited from signing in; contact your site administrator');
   if (!user.is_active) throw ApiError.forbidden('this account is not activated');
-  return { user: users.toInfo(user), method, scopes, publicOnly, tokenId };
+  return users.rememberRow({ user: users.toInfo(user), method, scopes, publicOnly, tokenId }, user);
 }
 
 function header(req: AuthRequest, name: string): string | undefined {

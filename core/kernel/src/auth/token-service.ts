@@ -2,12 +2,25 @@ import type { Knex } from 'knex';
 import { ApiError, type Paging } from '@hearth/plugin-api';
 import { isUniqueViolation } from '../db/errors';
 import { AccessTokenRow, UserRow, nowUnix } from '../users/models';
-import { normalizeScopes } from './scopes';
+import { CredentialCache } from './credential-cache';
+import { expandScopes, normalizeScopes } from './scopes';
 import { generateToken, hashToken } from './tokens';
+
+export interface ResolvedToken {
+  tokenId: number;
+  /** Every `level:category` the stored scope grants, expanded once per cache entry. */
+  granted: ReadonlySet<string>;
+  publicOnly: boolean;
+  user: UserRow;
+}
 
 /** Personal access tokens: created once (the only time the secret is shown), stored as a hash. */
 export class TokenService {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    /** Shared with the user service, which clears it when a user changes. */
+    private readonly cache: CredentialCache<ResolvedToken>,
+  ) {}
 
   async create(owner: UserRow, name: string, requestedScopes: string[]): Promise<{ row: AccessTokenRow; token: string }> {
     const scope = normalizeScopes(requestedScopes);
@@ -52,18 +65,24 @@ export class TokenService {
       id = matches[0].id;
     }
     const deleted = await AccessTokenRow.query(this.db).delete().where({ id, uid: owner.id });
+    this.cache.clear();
     if (deleted === 0) throw ApiError.notFound(`access token does not exist [id: ${idOrName}]`);
   }
 
-  /** The token and its user for a presented secret: one indexed lookup, no KDF. */
-  async resolve(token: string): Promise<{ tokenId: number; scope: string; user: UserRow } | null> {
+  /** The token and its user for a presented secret: one indexed lookup (or a cache hit), no KDF. */
+  async resolve(token: string): Promise<ResolvedToken | null> {
+    const hash = hashToken(token);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
     const found = await this.db('access_tokens as t')
       .join('users as u', 'u.id', 't.uid')
-      .where('t.token_hash', hashToken(token))
+      .where('t.token_hash', hash)
       .first('u.*', 't.id as token_id', 't.scope as token_scope');
     if (!found) return null;
     const { token_id: tokenId, token_scope: scope, ...user } = found;
-    return { tokenId, scope, user: UserRow.fromDatabaseJson(user) };
+    const resolved: ResolvedToken = { tokenId, ...expandScopes(scope), user: UserRow.fromDatabaseJson(user) };
+    this.cache.set(hash, resolved);
+    return resolved;
   }
 
   toApi(row: AccessTokenRow, secret = ''): Record<string, unknown> {

@@ -43,7 +43,9 @@ export function requestContext(log: Logger, metrics: HttpMetrics | null, logRequ
     const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
     const started = process.hrtime.bigint();
     res.locals.requestId = requestId;
-    res.locals.log = log.child({ requestId });
+    // Most requests never log from a handler: build the child logger only when asked for.
+    let child: Logger | undefined;
+    Object.defineProperty(res.locals, 'log', { get: () => (child ??= log.child({ requestId })), enumerable: true });
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -145,14 +145,16 @@ export function pagingOf(query: Record<string, unknown>, config: HearthConfig): 
   return { page, limit, offset: (page - 1) * limit };
 }
 
+/** Write the handler's answer. JSON goes straight to Node's response: this is every API call's hot path. */
 export function send(res: Response, result: ApiResponse): void {
-  res.status(result.status);
-  if (result.headers) res.set(result.headers);
+  res.statusCode = result.status;
+  if (result.headers) for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
   if (result.body === undefined || result.status === 204) {
     res.end();
-  } else if (result.contentType) {
-    res.type(result.contentType).send(result.body as string | Buffer);
-  } else {
-    res.json(result.body);
+    return;
   }
+  const payload = result.contentType ? (result.body as string | Buffer) : JSON.stringify(result.body);
+  res.setHeader('Content-Type', result.contentType ?? 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.end(payload);
 }

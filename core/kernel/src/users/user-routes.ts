@@ -18,7 +18,7 @@ export const USERNAME_PARAM: JsonSchema = {
 
 /** The signed-in user's row (the principal was checked by `auth: 'required'`). */
 async function self(users: UserService, req: ApiRequest): Promise<UserRow> {
-  const row = await users.byId(req.principal!.user.id);
+  const row = await users.rowOf(req.principal!);
   if (!row) throw ApiError.unauthorized('the signed-in user no longer exists');
   return row;
 }

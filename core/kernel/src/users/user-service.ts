@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { ApiError, type KernelHooks, type Logger, type Principal, type UserInfo, type Visibility } from '@hearth/plugin-api';
+import { ApiError, type KernelHooks, type Principal, type UserInfo, type Visibility } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { hashPassword, verifyPassword } from '../auth/password';
@@ -47,12 +47,27 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Users and their email addresses: the one place that writes those tables and fires the user hooks. */
 export class UserService {
+  /** The row each principal was resolved from, so handlers need not read it again. */
+  private readonly principalRows = new WeakMap<Principal, UserRow>();
+
   constructor(
     private readonly db: Knex,
     private readonly hooks: KernelHooks,
     private readonly config: HearthConfig,
-    private readonly log: Logger,
+    /** Cleared on every change to a user, so cached credentials never outlive it. */
+    private readonly credentials: { clear(): void },
   ) {}
+
+  /** Remember the row a principal was built from (auth taps call this). */
+  rememberRow(principal: Principal, row: UserRow): Principal {
+    this.principalRows.set(principal, row);
+    return principal;
+  }
+
+  /** The caller's own row: the one authentication loaded, or a fresh read (e.g. after sudo). */
+  async rowOf(principal: Principal): Promise<UserRow | undefined> {
+    return this.principalRows.get(principal) ?? (await this.byId(principal.user.id));
+  }
 
   query(trx: Knex | Knex.Transaction = this.db) {
     return UserRow.query(trx);
@@ -206,6 +221,7 @@ export class UserService {
         await UserRow.query(trx).patch({ ...patch, updated_unix: nowUnix() }).where('id', row.id);
       }),
     );
+    this.credentials.clear();
     return (await this.byId(row.id))!;
   }
 
@@ -220,6 +236,7 @@ export class UserService {
         await UserRow.query(trx).patch({ name: newName, lower_name: newName.toLowerCase(), updated_unix: nowUnix() }).where('id', row.id);
       }),
     );
+    this.credentials.clear();
     if (!caseOnly) {
       const renamed = (await this.byId(row.id))!;
       await this.hooks.user.renamed.promise({ user: this.toInfo(renamed), actor, oldName: row.name, newName });
@@ -236,6 +253,7 @@ export class UserService {
       await trx('user_emails').where('uid', row.id).delete();
       await trx('users').where('id', row.id).delete();
     });
+    this.credentials.clear();
     await this.hooks.user.deleted.promise({ user: this.toInfo(row), actor });
   }
 
