@@ -30,6 +30,14 @@ import { CredentialCache } from './auth/credential-cache';
 import { UserService } from './users/user-service';
 import { userOperations } from './users/user-routes';
 import { adminUserOperations } from './users/admin-routes';
+import { RepoService } from './repos/repo-service';
+import { repoOperations } from './repos/repo-routes';
+import { smartHttpRouter } from './repos/smart-http';
+import { RepoTemplates } from './repos/templates';
+import { templateOperations } from './repos/template-routes';
+import { gitDataOperations } from './repos/git-data-routes';
+import { contentsOperations } from './repos/contents-routes';
+import { statusOperations } from './repos/status-routes';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
 import { pagedResponse } from './http/paging';
@@ -75,6 +83,7 @@ export class Hearth {
   readonly hooks: KernelHooks;
   readonly users: UserService;
   readonly tokens: TokenService;
+  readonly repos: RepoService;
   readonly schemas: SchemaRegistry = kernelSchemas();
   readonly app = express();
   readonly metrics: HttpMetrics | null;
@@ -95,6 +104,7 @@ export class Hearth {
     const credentials = new CredentialCache<ResolvedToken>();
     this.users = new UserService(db, this.hooks, config, credentials);
     this.tokens = new TokenService(db, credentials);
+    this.repos = new RepoService(db, this.hooks, config, this.users);
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
   }
@@ -123,6 +133,14 @@ export class Hearth {
     const deps = { users: this.users, tokens: this.tokens, http: this.httpHelpers() };
     this.hooks.http.routes.tap('hearth:users', (r) => userOperations(deps).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
+    const templates = new RepoTemplates();
+    this.hooks.http.routes.tap('hearth:repositories', (r) => {
+      repoOperations({ ...deps, repos: this.repos, templates }).forEach((op) => r.api(op));
+      templateOperations(templates, deps.http).forEach((op) => r.api(op));
+      const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
+      [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
+      r.root('/', smartHttpRouter({ repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }));
+    });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
     }

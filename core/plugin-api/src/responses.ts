@@ -1,6 +1,9 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What an API operation handler returns. The kernel serialises `body` as JSON unless
- * `contentType` says otherwise (then `body` must be a string or Buffer).
+ * `contentType` says otherwise; then `body` is a string, a Buffer, or a Readable stream that
+ * the kernel pipes to the client (large files, archives) and destroys if the client goes away.
  * @public
  */
 export interface ApiResponse {
@@ -8,6 +11,11 @@ export interface ApiResponse {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
+}
+
+/** A streamed, non-JSON body (set Content-Length in `headers` when known). @public */
+export function stream(status: number, contentType: string, body: Readable, headers: Record<string, string> = {}): ApiResponse {
+  return { status, body, contentType, headers };
 }
 
 /** 200 with a JSON body. @public */

@@ -64,4 +64,58 @@ export const coreMigrations: PluginMigration[] = [
       await db.schema.dropTable('users');
     },
   },
+  {
+    name: '0002_repositories',
+    async up(db: Knex) {
+      await db.schema.createTable('repositories', (t) => {
+        t.increments('id').primary();
+        t.integer('owner_id').notNullable();
+        t.string('owner_name', 255).notNullable();
+        t.string('lower_name', 255).notNullable();
+        t.string('name', 255).notNullable();
+        t.text('description').notNullable();
+        t.string('website', 2048).notNullable().defaultTo('');
+        t.string('default_branch', 255).notNullable();
+        t.boolean('is_private').notNullable().defaultTo(false);
+        t.boolean('is_empty').notNullable().defaultTo(true);
+        t.boolean('is_archived').notNullable().defaultTo(false);
+        t.boolean('is_template').notNullable().defaultTo(false);
+        t.boolean('is_fork').notNullable().defaultTo(false);
+        t.integer('fork_id').notNullable().defaultTo(0);
+        t.integer('template_id').notNullable().defaultTo(0);
+        t.integer('num_forks').notNullable().defaultTo(0);
+        t.integer('num_stars').notNullable().defaultTo(0);
+        t.integer('num_watches').notNullable().defaultTo(0);
+        t.bigInteger('size').notNullable().defaultTo(0);
+        // Enabled units and merge settings, as JSON: both grow with features, and no query filters on them.
+        t.text('units').notNullable();
+        t.text('settings').notNullable();
+        t.bigInteger('created_unix').notNullable();
+        t.bigInteger('updated_unix').notNullable();
+        t.bigInteger('archived_unix').notNullable().defaultTo(0);
+        t.unique(['owner_id', 'lower_name']);
+        t.index(['is_private']);
+      });
+      await db.schema.createTable('repo_branches', (t) => {
+        t.increments('id').primary();
+        t.integer('repo_id').notNullable();
+        t.string('name', 255).notNullable();
+        t.string('commit_id', 64).notNullable();
+        t.integer('pusher_id').notNullable().defaultTo(0);
+        t.bigInteger('updated_unix').notNullable();
+        t.unique(['repo_id', 'name']);
+      });
+      await db.schema.createTable('repo_topics', (t) => {
+        t.increments('id').primary();
+        t.integer('repo_id').notNullable();
+        t.string('name', 50).notNullable();
+        t.unique(['repo_id', 'name']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('repo_topics');
+      await db.schema.dropTable('repo_branches');
+      await db.schema.dropTable('repositories');
+    },
+  },
 ];

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { ValidateFunction } from 'ajv';
 import {
@@ -101,7 +103,7 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
       log: res.locals.log as Logger,
       raw: req,
     };
-    send(res, await op.handler(apiRequest));
+    await send(res, await op.handler(apiRequest));
   };
 }
 
@@ -146,11 +148,17 @@ export function pagingOf(query: Record<string, unknown>, config: HearthConfig): 
 }
 
 /** Write the handler's answer. JSON goes straight to Node's response: this is every API call's hot path. */
-export function send(res: Response, result: ApiResponse): void {
+export async function send(res: Response, result: ApiResponse): Promise<void> {
   res.statusCode = result.status;
   if (result.headers) for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
   if (result.body === undefined || result.status === 204) {
     res.end();
+    return;
+  }
+  if (result.body instanceof Readable) {
+    res.setHeader('Content-Type', result.contentType ?? 'application/octet-stream');
+    // pipeline destroys the source when the client disconnects, so no git process outlives its request.
+    await pipeline(result.body, res).catch(() => undefined);
     return;
   }
   const payload = result.contentType ? (result.body as string | Buffer) : JSON.stringify(result.body);

@@ -1,0 +1,227 @@
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import type { UserService } from '../users/user-service';
+import type { UserRow } from '../users/models';
+import { containsCondition } from '../db/like';
+import type { RepositoryRow, RepoSettings, RepoUnits } from './models';
+import type { InitialFiles, RepoService } from './repo-service';
+
+/** What repository creation needs of the template data (see templates.ts). */
+export interface InitTemplates {
+  readme(name: string, vars: { Name: string; Description: string; Owner: string; CloneURLHTTPS: string }): string | null;
+  combinedGitignore(names: string[]): string;
+  license(name: string): { body: string } | null;
+}
+
+export interface RepoRouteDeps {
+  repos: RepoService;
+  users: UserService;
+  http: HttpHelpers;
+  templates: InitTemplates;
+}
+
+export const OWNER_REPO_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the repo' }, repo: { type: 'string', maxLength: 255, description: 'name of the repo' } },
+  required: ['owner', 'repo'],
+};
+
+interface CreateRepoBody {
+  name: string;
+  description?: string;
+  private?: boolean;
+  template?: boolean;
+  auto_init?: boolean;
+  gitignores?: string;
+  license?: string;
+  readme?: string;
+  default_branch?: string;
+}
+
+type EditRepoBody = Partial<Record<string, unknown>> & { name?: string; description?: string; website?: string; private?: boolean; template?: boolean; archived?: boolean; default_branch?: string };
+
+const UNIT_FIELDS: Record<string, keyof RepoUnits> = {
+  has_code: 'code', has_issues: 'issues', has_pull_requests: 'pulls', has_releases: 'releases', has_wiki: 'wiki',
+  has_projects: 'projects', has_packages: 'packages', has_actions: 'actions',
+};
+const SETTING_FIELDS: Array<keyof RepoSettings> = [
+  'allow_merge_commits', 'allow_rebase', 'allow_rebase_explicit', 'allow_squash_merge', 'allow_fast_forward_only_merge', 'allow_manual_merge',
+  'autodetect_manual_merge', 'allow_rebase_update', 'default_delete_branch_after_merge', 'default_merge_style', 'default_allow_maintainer_edit', 'ignore_whitespace_conflicts',
+];
+
+/** Repository CRUD, listing and search (section category: repository). */
+export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
+  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null) => repos.toApi(row, owner, viewer);
+
+  /** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
+  const initialFiles = (owner: UserRow, body: CreateRepoBody): InitialFiles | undefined => {
+    if (!body.auto_init) return undefined;
+    const files: InitialFiles = {};
+    const readme = templates.readme(body.readme || 'Default', {
+      Name: body.name, Description: body.description ?? '', Owner: owner.name, CloneURLHTTPS: `${http.apiUrl('').replace(/api\/v1\/?$/, '')}${owner.name}/${body.name}.git`,
+    });
+    if (readme === null) throw ApiError.badRequest(`readme template does not exist [name: ${body.readme}]`);
+    files['README.md'] = readme;
+    if (body.gitignores) files['.gitignore'] = templates.combinedGitignore(body.gitignores.split(',').map((s) => s.trim()).filter(Boolean));
+    if (body.license) {
+      const license = templates.license(body.license);
+      if (!license) throw ApiError.badRequest(`license template does not exist [name: ${body.license}]`);
+      files.LICENSE = license.body;
+    }
+    return files;
+  };
+
+  const createFor = async (owner: UserRow, req: ApiRequest<CreateRepoBody>) => {
+    const body = req.body;
+    if (!body.auto_init && (body.readme || body.license || body.gitignores)) {
+      // Gitea ignores templates without auto_init; validating them still catches typos early.
+      initialFiles(owner, { ...body, auto_init: true });
+    }
+    const row = await repos.create(owner, {
+      name: body.name, description: body.description, private: body.private, template: body.template,
+      defaultBranch: body.default_branch, initialFiles: initialFiles(owner, body),
+    }, req.principal!.user);
+    return created(await repoJson(row, owner, req.principal));
+  };
+
+  const listPage = async (req: ApiRequest, query: ReturnType<RepoService['query']>) => {
+    const [rows, total] = await Promise.all([query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), query.clone().resultSize()]);
+    const owners = new Map<number, UserRow>();
+    const items = [];
+    for (const row of rows) {
+      if (!owners.has(row.owner_id)) owners.set(row.owner_id, (await users.byId(row.owner_id))!);
+      items.push(await repoJson(row, owners.get(row.owner_id)!, req.principal));
+    }
+    return { items, total };
+  };
+
+  /** Repositories the caller may see: public ones, plus (unless the token is public-only) their own, or all for a site admin. */
+  const visible = (query: ReturnType<RepoService['query']>, viewer: Principal | null) => {
+    if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return query;
+    if (!viewer || viewer.publicOnly) return query.where('is_private', false);
+    return query.where((w) => w.where('is_private', false).orWhere('owner_id', viewer.user.id));
+  };
+
+  return [
+    {
+      method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', tag: 'repository', summary: 'Create a repository',
+      scopes: ['repository'], auth: 'required', body: 'CreateRepoOption', bodyRequired: true, responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
+      handler: async (req: ApiRequest<CreateRepoBody>) => createFor((await users.rowOf(req.principal!))!, req),
+    },
+    {
+      method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', tag: 'admin', summary: 'Create a repository on behalf of a user',
+      scopes: ['admin', 'repository'], auth: 'siteAdmin', body: 'CreateRepoOption', bodyRequired: true,
+      params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
+      responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
+      handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) => createFor(await users.require(req.params.username), req),
+    },
+    {
+      method: 'post', path: '/orgs/{org}/repos', operationId: 'createOrgRepo', tag: 'organization', summary: 'Create a repository in an organization',
+      scopes: ['organization', 'repository'], auth: 'required', body: 'CreateRepoOption', bodyRequired: true,
+      params: { type: 'object', properties: { org: { type: 'string', maxLength: 255 } }, required: ['org'] },
+      responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
+      handler: async (req: ApiRequest<CreateRepoBody, unknown, { org: string }>) => {
+        const org = await users.byName(req.params.org);
+        if (!org || org.type !== 1) throw ApiError.notFound(`organization does not exist [name: ${req.params.org}]`);
+        // Membership rules arrive with organizations; until then only site admins create org repositories.
+        if (!req.principal!.user.isAdmin) throw ApiError.forbidden('you may not create repositories in this organization');
+        return createFor(org, req);
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', tag: 'repository', summary: 'Get a repository',
+      scopes: ['repository'], params: OWNER_REPO_PARAMS, responses: { 200: 'Repository' },
+      handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
+        const { repo, owner } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
+        return ok(await repoJson(repo, owner, req.principal));
+      },
+    },
+    {
+      method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', tag: 'repository', summary: "Edit a repository's properties",
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'EditRepoOption', responses: { 200: 'Repository' },
+      handler: async (req: ApiRequest<EditRepoBody, unknown, { owner: string; repo: string }>) => {
+        const resolved = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const b = req.body;
+        const units: Partial<RepoUnits> = {};
+        for (const [field, unit] of Object.entries(UNIT_FIELDS)) if (typeof b[field] === 'boolean') units[unit] = b[field] as boolean;
+        const settings: Partial<RepoSettings> = {};
+        for (const field of SETTING_FIELDS) if (b[field] !== undefined) (settings as Record<string, unknown>)[field] = b[field];
+        const row = await repos.edit(resolved, {
+          name: b.name, description: b.description, website: b.website, private: b.private, template: b.template, archived: b.archived,
+          default_branch: b.default_branch, units: Object.keys(units).length ? units : undefined, settings: Object.keys(settings).length ? settings : undefined,
+        }, req.principal!.user);
+        return ok(await repoJson(row, resolved.owner, req.principal));
+      },
+    },
+    {
+      method: 'delete', path: '/repos/{owner}/{repo}', operationId: 'repoDelete', tag: 'repository', summary: 'Delete a repository',
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 204: 'deleted' },
+      handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
+        await repos.delete(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin'), req.principal!.user);
+        return noContent();
+      },
+    },
+    {
+      method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', tag: 'repository', summary: 'Get a repository by id',
+      scopes: ['repository'], params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, responses: { 200: 'Repository' },
+      handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
+        const row = await repos.byId(Number(req.params.id));
+        if (!row || !repos.permission(row, req.principal).pull) throw ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
+        return ok(await repoJson(row, (await users.byId(row.owner_id))!, req.principal));
+      },
+    },
+    {
+      method: 'get', path: '/repos/search', operationId: 'repoSearch', tag: 'repository', summary: 'Search for repositories',
+      scopes: ['repository'], paged: true,
+      query: {
+        type: 'object',
+        properties: {
+          q: { type: 'string', maxLength: 255, description: 'keyword' },
+          uid: { type: 'integer', description: 'search only for repos that the user with the given id owns' },
+          template: { type: 'boolean', description: 'include template repositories (default true)' },
+          private: { type: 'boolean', description: 'include private repositories this user has access to (default true)' },
+          is_private: { type: 'boolean', description: 'show only public (false) or private (true) repositories' },
+          exclusive: { type: 'boolean', description: 'with uid: only repositories the user owns' },
+          sort: { type: 'string', enum: ['alpha', 'created', 'updated', 'size', 'id'] },
+          order: { type: 'string', enum: ['asc', 'desc'] },
+        },
+      },
+      responses: { 200: 'SearchResults' },
+      handler: async (req: ApiRequest<unknown, { q?: string; uid?: number; template?: boolean; private?: boolean; is_private?: boolean; sort?: string; order?: string }>) => {
+        const q = req.query;
+        let query = visible(repos.query(), req.principal);
+        if (q.q) query = query.whereRaw(...containsCondition('lower_name', q.q));
+        if (q.uid) query = query.where('owner_id', q.uid);
+        if (q.template === false) query = query.where('is_template', false);
+        if (q.private === false) query = query.where('is_private', false);
+        if (q.is_private !== undefined) query = query.where('is_private', q.is_private);
+        const column = { alpha: 'lower_name', created: 'created_unix', updated: 'updated_unix', size: 'size', id: 'id' }[q.sort ?? 'id'] ?? 'id';
+        query = query.orderBy(column, q.order === 'desc' ? 'desc' : 'asc');
+        const { items, total } = await listPage(req, query);
+        const page = http.paged(req, items, total);
+        return { ...page, body: { ok: true, data: page.body } };
+      },
+    },
+    {
+      method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', tag: 'user', summary: 'List the repos that the authenticated user owns',
+      scopes: ['user', 'repository'], auth: 'required', paged: true, responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
+      handler: async (req) => {
+        let query = repos.query().where('owner_id', req.principal!.user.id);
+        if (req.principal!.publicOnly) query = query.where('is_private', false);
+        const { items, total } = await listPage(req, query);
+        return http.paged(req, items, total);
+      },
+    },
+    {
+      method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', tag: 'user', summary: 'List the repos owned by the given user',
+      scopes: ['user', 'repository'], paged: true, params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
+      responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
+        const owner = await users.require(req.params.username);
+        if (!users.canSee(owner, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
+        const query = visible(repos.query().where('owner_id', owner.id), req.principal);
+        const { items, total } = await listPage(req, query);
+        return http.paged(req, items, total);
+      },
+    },
+  ];
+}

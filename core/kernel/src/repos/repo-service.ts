@@ -1,0 +1,413 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import git from 'isomorphic-git';
+import { ApiError, type KernelHooks, type Principal, type RefUpdate, type UserInfo } from '@hearth/plugin-api';
+import type { HearthConfig } from '../config/types';
+import { isUniqueViolation } from '../db/errors';
+import type { UserService } from '../users/user-service';
+import { UserRow, nowUnix, unixToIso } from '../users/models';
+import { ZERO_ID, gitText, runGit } from './git';
+import { DEFAULT_REPO_SETTINGS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnits } from './models';
+import { assertValidRefName, assertValidRepoName } from './names';
+
+/** What a caller may do with a repository (Gitea's Permission object). */
+export interface RepoPermission {
+  admin: boolean;
+  push: boolean;
+  pull: boolean;
+}
+
+export type AccessNeed = 'read' | 'write' | 'admin';
+
+/** A repository resolved for a caller: the row, its owner, the caller's permission and where it lives. */
+export interface ResolvedRepo {
+  repo: RepositoryRow;
+  owner: UserRow;
+  permission: RepoPermission;
+  gitDir: string;
+}
+
+/** Files for an initial commit, resolved from templates before anything is written. */
+export interface InitialFiles {
+  [path: string]: string;
+}
+
+export interface CreateRepoInput {
+  name: string;
+  description?: string;
+  private?: boolean;
+  template?: boolean;
+  defaultBranch?: string;
+  /** Files of the first commit (README, .gitignore, LICENSE); none means an empty repository. */
+  initialFiles?: InitialFiles;
+  isFork?: boolean;
+  forkId?: number;
+}
+
+const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false };
+
+/**
+ * Repositories: rows in `repositories`, bare git directories under DATA_DIR/repositories/<owner>/<name>.git
+ * (lower-cased), and the one access rule every route and the git transport ask.
+ */
+export class RepoService {
+  readonly root: string;
+  /** Directories to remove once a purge committed, by owner id. */
+  private readonly purgedDirs = new Map<number, string[]>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly hooks: KernelHooks,
+    private readonly config: HearthConfig,
+    private readonly users: UserService,
+  ) {
+    this.root = path.join(config.server.DATA_DIR, 'repositories');
+    this.tapUserLifecycle();
+  }
+
+  gitDir(ownerName: string, repoName: string): string {
+    return path.join(this.root, ownerName.toLowerCase(), `${repoName.toLowerCase()}.git`);
+  }
+
+  // --- access -----------------------------------------------------------------------------------
+
+  /**
+   * The access rule (extended by organizations, teams and collaborators later): site admins and the
+   * owner administer; anyone may read a public repository; a public-only token sees public
+   * repositories only and never more than read.
+   */
+  permission(repo: RepositoryRow, principal: Principal | null): RepoPermission {
+    if (principal?.publicOnly) return repo.is_private ? NO_PERMISSION : { admin: false, push: false, pull: true };
+    if (principal && (principal.user.isAdmin || principal.user.id === repo.owner_id)) return { admin: true, push: true, pull: true };
+    return repo.is_private ? NO_PERMISSION : { admin: false, push: false, pull: true };
+  }
+
+  /**
+   * Find owner/repo and check the caller may `need` it. A repository the caller may not read is a
+   * 404 (its existence is not revealed); one it may read but not change is a 403.
+   */
+  async resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed): Promise<ResolvedRepo> {
+    const owner = await this.users.byName(ownerName);
+    const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
+    if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
+    const permission = this.permission(repo, principal);
+    if (!permission.pull) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
+    if (need === 'write' && !permission.push) throw ApiError.forbidden('you do not have write access to this repository');
+    if (need === 'admin' && !permission.admin) throw ApiError.forbidden('you do not have admin access to this repository');
+    if (need !== 'read' && repo.is_archived && need === 'write') throw ApiError.forbidden('repository is archived');
+    return { repo, owner, permission, gitDir: this.gitDir(owner.name, repo.name) };
+  }
+
+  query() {
+    return RepositoryRow.query(this.db);
+  }
+
+  async byId(id: number): Promise<RepositoryRow | undefined> {
+    return RepositoryRow.query(this.db).findById(id);
+  }
+
+  // --- create / edit / delete -------------------------------------------------------------------
+
+  async create(owner: UserRow, input: CreateRepoInput, actor: UserInfo): Promise<RepositoryRow> {
+    assertValidRepoName(input.name);
+    const defaultBranch = input.defaultBranch || this.config.repository.DEFAULT_BRANCH;
+    assertValidRefName(defaultBranch, 'branch');
+    await this.assertBelowLimit(owner, input.isFork === true);
+    const gitDir = this.gitDir(owner.name, input.name);
+    const existing = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: input.name.toLowerCase() });
+    if (existing) throw ApiError.conflict('The repository with the same name already exists.');
+    if (fs.existsSync(gitDir)) {
+      throw ApiError.conflict('The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.');
+    }
+    const now = nowUnix();
+    let row: RepositoryRow;
+    try {
+      row = await this.db.transaction(async (trx) => {
+        const inserted = await RepositoryRow.query(trx).insertAndFetch({
+          owner_id: owner.id,
+          owner_name: owner.name,
+          lower_name: input.name.toLowerCase(),
+          name: input.name,
+          description: input.description ?? '',
+          default_branch: defaultBranch,
+          is_private: input.private ?? false,
+          is_template: input.template ?? false,
+          is_fork: input.isFork ?? false,
+          fork_id: input.forkId ?? 0,
+          units: JSON.stringify(Object.fromEntries(REPO_UNITS.map((u) => [u, true]))),
+          settings: JSON.stringify(DEFAULT_REPO_SETTINGS),
+          created_unix: now,
+          updated_unix: now,
+        } as Partial<RepositoryRow>);
+        // On disk inside the transaction: if git fails, no row is left behind.
+        await this.initBare(gitDir, defaultBranch);
+        return inserted;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw ApiError.conflict('The repository with the same name already exists.');
+      throw err;
+    }
+    if (input.initialFiles && Object.keys(input.initialFiles).length > 0) {
+      const commit = await this.commitInitialFiles(gitDir, defaultBranch, input.initialFiles, actor);
+      await this.recordPush(row, [{ ref: `refs/heads/${defaultBranch}`, oldId: ZERO_ID, newId: commit }], actor);
+      row = (await this.byId(row.id))!;
+    }
+    await this.hooks.repository.created.promise({ repositoryId: row.id, ownerId: owner.id, ownerName: owner.name, name: row.name, actor });
+    return row;
+  }
+
+  private async assertBelowLimit(owner: UserRow, isFork: boolean): Promise<void> {
+    if (isFork && this.config.repository.ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT) return;
+    const limit = owner.max_repo_creation >= 0 ? owner.max_repo_creation : this.config.repository.MAX_CREATION_LIMIT;
+    if (limit < 0) return;
+    const owned = await RepositoryRow.query(this.db).where('owner_id', owner.id).resultSize();
+    if (owned >= limit) throw ApiError.forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
+  }
+
+  private async initBare(gitDir: string, defaultBranch: string): Promise<void> {
+    fs.mkdirSync(path.dirname(gitDir), { recursive: true });
+    // --template= leaves out git's sample hooks; ours follow.
+    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--end-of-options', gitDir]);
+    writeHooks(gitDir);
+  }
+
+  /** The first commit, written in-process with isomorphic-git: a handful of small objects, no work tree. */
+  private async commitInitialFiles(gitDir: string, branch: string, files: InitialFiles, actor: UserInfo): Promise<string> {
+    const tree = [];
+    for (const [name, content] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
+      const oid = await git.writeBlob({ fs, gitdir: gitDir, blob: Buffer.from(content, 'utf8') });
+      tree.push({ mode: '100644', path: name, oid, type: 'blob' as const });
+    }
+    const treeOid = await git.writeTree({ fs, gitdir: gitDir, tree });
+    const who = { name: actor.fullName || actor.name, email: actor.email, timestamp: nowUnix(), timezoneOffset: 0 };
+    const commit = await git.writeCommit({ fs, gitdir: gitDir, commit: { message: 'Initial commit\n', tree: treeOid, parent: [], author: who, committer: who } });
+    await git.writeRef({ fs, gitdir: gitDir, ref: `refs/heads/${branch}`, value: commit, force: true });
+    return commit;
+  }
+
+  async edit(resolved: ResolvedRepo, changes: Partial<{ name: string; description: string; website: string; private: boolean; template: boolean; archived: boolean; default_branch: string; units: Partial<RepoUnits>; settings: Partial<RepoSettings> }>, actor: UserInfo): Promise<RepositoryRow> {
+    const { repo, owner } = resolved;
+    const patch: Partial<RepositoryRow> = { updated_unix: nowUnix() };
+    if (changes.description !== undefined) patch.description = changes.description;
+    if (changes.website !== undefined) patch.website = changes.website;
+    if (changes.private !== undefined) patch.is_private = changes.private;
+    if (changes.template !== undefined) patch.is_template = changes.template;
+    if (changes.archived !== undefined) {
+      patch.is_archived = changes.archived;
+      patch.archived_unix = changes.archived ? nowUnix() : 0;
+    }
+    if (changes.units) {
+      const units = { ...repo.unitMap(), ...changes.units };
+      if (!REPO_UNITS.some((u) => units[u])) throw ApiError.unprocessable('at least one unit (code, issues, pulls, releases, wiki, projects, packages, actions) must stay enabled');
+      patch.units = JSON.stringify(units);
+    }
+    if (changes.settings) patch.settings = JSON.stringify({ ...repo.settingMap(), ...changes.settings });
+    if (changes.default_branch !== undefined && changes.default_branch !== repo.default_branch) {
+      assertValidRefName(changes.default_branch, 'branch');
+      const exists = await this.db('repo_branches').where({ repo_id: repo.id, name: changes.default_branch }).first('id');
+      if (!exists && !repo.is_empty) throw ApiError.notFound(`branch does not exist [branch: ${changes.default_branch}]`);
+      await runGit(['symbolic-ref', 'HEAD', `refs/heads/${changes.default_branch}`], { gitDir: resolved.gitDir });
+      patch.default_branch = changes.default_branch;
+    }
+    const rename = changes.name !== undefined && changes.name !== repo.name ? changes.name : undefined;
+    if (rename !== undefined) {
+      assertValidRepoName(rename);
+      if (rename.toLowerCase() !== repo.lower_name) {
+        const taken = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: rename.toLowerCase() });
+        if (taken || fs.existsSync(this.gitDir(owner.name, rename))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
+      }
+      patch.name = rename;
+      patch.lower_name = rename.toLowerCase();
+    }
+    await this.db.transaction(async (trx) => {
+      await RepositoryRow.query(trx).patch(patch).where('id', repo.id);
+      if (rename !== undefined && rename.toLowerCase() !== repo.lower_name) fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
+    });
+    void actor;
+    return (await this.byId(repo.id))!;
+  }
+
+  async delete(resolved: ResolvedRepo, actor: UserInfo | null): Promise<void> {
+    const { repo, owner } = resolved;
+    await this.db.transaction(async (trx) => {
+      await trx('repo_branches').where('repo_id', repo.id).delete();
+      await trx('repo_topics').where('repo_id', repo.id).delete();
+      await trx('repositories').where('id', repo.id).delete();
+    });
+    fs.rmSync(resolved.gitDir, { recursive: true, force: true });
+    await this.hooks.repository.deleted.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor });
+  }
+
+  // --- pushes -----------------------------------------------------------------------------------
+
+  /**
+   * Record what a push changed (from the transport or an in-process commit): branch rows, the
+   * default branch on the first push, emptiness; then fire push.received.
+   */
+  async recordPush(repo: RepositoryRow, updates: RefUpdate[], pusher: UserInfo | null): Promise<void> {
+    if (updates.length === 0) return;
+    const gitDir = this.gitDir(repo.owner_name, repo.name);
+    const now = nowUnix();
+    const branches = updates.filter((u) => u.ref.startsWith('refs/heads/'));
+    await this.db.transaction(async (trx) => {
+      for (const u of branches) {
+        const name = u.ref.slice('refs/heads/'.length);
+        await trx('repo_branches').where({ repo_id: repo.id, name }).delete();
+        if (u.newId !== ZERO_ID) {
+          await trx('repo_branches').insert({ repo_id: repo.id, name, commit_id: u.newId, pusher_id: pusher?.id ?? 0, updated_unix: now });
+        }
+      }
+      const remaining = await trx('repo_branches').where('repo_id', repo.id).select('name');
+      const patch: Partial<RepositoryRow> = { is_empty: remaining.length === 0, updated_unix: now };
+      // First push, or the default branch never existed: adopt the configured default if pushed, else the first branch pushed.
+      if (remaining.length > 0 && !remaining.some((b: { name: string }) => b.name === repo.default_branch)) {
+        const names = remaining.map((b: { name: string }) => b.name);
+        const chosen = names.includes(this.config.repository.DEFAULT_BRANCH) ? this.config.repository.DEFAULT_BRANCH : branches.map((b) => b.ref.slice(11)).find((n) => names.includes(n)) ?? names[0];
+        patch.default_branch = chosen;
+        await runGit(['symbolic-ref', 'HEAD', `refs/heads/${chosen}`], { gitDir });
+      }
+      await RepositoryRow.query(trx).patch(patch).where('id', repo.id);
+    });
+    const owner = await this.users.byId(repo.owner_id);
+    await this.hooks.push.received.promise({
+      repositoryId: repo.id, ownerId: repo.owner_id, ownerName: owner?.name ?? repo.owner_name, name: repo.name, actor: pusher, updates,
+    });
+  }
+
+  /** Branch rows mirror the refs; rebuild them from git (after a push the transport could not observe, or for `hearth doctor`). */
+  async syncBranches(repo: RepositoryRow): Promise<void> {
+    const gitDir = this.gitDir(repo.owner_name, repo.name);
+    const out = await gitText(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], { gitDir });
+    const refs = out ? out.split('\n').map((l) => l.split(' ')) : [];
+    const known = await this.db('repo_branches').where('repo_id', repo.id).select('name', 'commit_id');
+    const updates: RefUpdate[] = [];
+    for (const [id, ref] of refs) {
+      const prior = known.find((k: { name: string }) => `refs/heads/${k.name}` === ref);
+      if (!prior || prior.commit_id !== id) updates.push({ ref, oldId: prior?.commit_id ?? ZERO_ID, newId: id });
+    }
+    for (const k of known) if (!refs.some(([, ref]) => ref === `refs/heads/${k.name}`)) updates.push({ ref: `refs/heads/${k.name}`, oldId: k.commit_id, newId: ZERO_ID });
+    await this.recordPush(repo, updates, null);
+  }
+
+  // --- JSON ---------------------------------------------------------------------------------------
+
+  /** Gitea's `Repository` object. */
+  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true): Promise<Record<string, unknown>> {
+    const base = this.config.server.ROOT_URL;
+    const units = repo.unitMap();
+    const settings = repo.settingMap();
+    const fullName = `${owner.name}/${repo.name}`;
+    let parent: Record<string, unknown> | null = null;
+    if (withParent && repo.is_fork && repo.fork_id) {
+      const parentRow = await this.byId(repo.fork_id);
+      const parentOwner = parentRow ? await this.users.byId(parentRow.owner_id) : undefined;
+      if (parentRow && parentOwner && this.permission(parentRow, viewer).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
+    }
+    return {
+      id: repo.id,
+      owner: this.users.toApi(owner, viewer),
+      name: repo.name,
+      full_name: fullName,
+      description: repo.description,
+      empty: repo.is_empty,
+      private: repo.is_private,
+      fork: repo.is_fork,
+      template: repo.is_template,
+      parent,
+      mirror: false,
+      size: repo.size,
+      language: '',
+      languages_url: `${base}api/v1/repos/${fullName}/languages`,
+      html_url: `${base}${fullName}`,
+      link: '',
+      ssh_url: '',
+      clone_url: `${base}${fullName}.git`,
+      original_url: '',
+      website: repo.website,
+      stars_count: repo.num_stars,
+      forks_count: repo.num_forks,
+      watchers_count: repo.num_watches,
+      open_issues_count: 0,
+      open_pr_counter: 0,
+      release_counter: 0,
+      default_branch: repo.default_branch,
+      archived: repo.is_archived,
+      created_at: unixToIso(repo.created_unix),
+      updated_at: unixToIso(repo.updated_unix),
+      archived_at: unixToIso(repo.archived_unix),
+      permissions: this.permission(repo, viewer),
+      has_code: units.code,
+      has_issues: units.issues,
+      internal_tracker: units.issues ? { enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } : null,
+      has_wiki: units.wiki,
+      has_pull_requests: units.pulls,
+      has_projects: units.projects,
+      has_releases: units.releases,
+      has_packages: units.packages,
+      has_actions: units.actions,
+      ...settings,
+      avatar_url: '',
+      internal: false,
+      mirror_interval: '',
+      mirror_updated: '0001-01-01T00:00:00Z',
+      repo_transfer: null,
+    };
+  }
+
+  // --- owners' lifecycle ---------------------------------------------------------------------------
+
+  private tapUserLifecycle(): void {
+    this.hooks.user.renamed.tapPromise({ name: 'hearth:repositories', stage: -100 }, async ({ user, oldName }) => {
+      await this.db('repositories').where('owner_id', user.id).update({ owner_name: user.name });
+      const from = path.join(this.root, oldName.toLowerCase());
+      if (fs.existsSync(from)) fs.renameSync(from, path.join(this.root, user.lowerName));
+    });
+    this.hooks.user.deleting.tapPromise('hearth:repositories', async ({ user, purge, trx }) => {
+      const owned = await trx('repositories').where('owner_id', user.id).select('id', 'name');
+      if (owned.length === 0) return;
+      if (!purge) throw ApiError.unprocessable(`user still owns ${owned.length} repositories; delete or transfer them first, or delete with purge=true`);
+      const ids = owned.map((r: { id: number }) => r.id);
+      await trx('repo_branches').whereIn('repo_id', ids).delete();
+      await trx('repo_topics').whereIn('repo_id', ids).delete();
+      await trx('repositories').whereIn('id', ids).delete();
+      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName)]);
+    });
+    this.hooks.user.deleted.tapPromise('hearth:repositories', async ({ user }) => {
+      for (const dir of this.purgedDirs.get(user.id) ?? []) fs.rmSync(dir, { recursive: true, force: true });
+      this.purgedDirs.delete(user.id);
+    });
+  }
+}
+
+/**
+ * The server-side hooks of every repository. pre-receive refuses deleting the default branch
+ * (git shows the message to the pusher); post-receive hands the applied ref updates to the
+ * server through the file named by HEARTH_PUSH_LOG. Neither interpolates anything a user sent.
+ */
+export function writeHooks(gitDir: string): void {
+  const hooks = path.join(gitDir, 'hooks');
+  fs.mkdirSync(hooks, { recursive: true });
+  fs.writeFileSync(
+    path.join(hooks, 'pre-receive'),
+    `#!/bin/sh
+default=$(git symbolic-ref -q HEAD)
+while read old new ref; do
+  if [ "$ref" = "$default" ] && [ "$new" = "${ZERO_ID}" ]; then
+    echo "hearth: refusing to delete the default branch \${ref#refs/heads/}; make another branch the default first" >&2
+    exit 1
+  fi
+done
+exit 0
+`,
+    { mode: 0o755 },
+  );
+  fs.writeFileSync(
+    path.join(hooks, 'post-receive'),
+    `#!/bin/sh
+if [ -n "$HEARTH_PUSH_LOG" ]; then cat > "$HEARTH_PUSH_LOG"; else cat > /dev/null; fi
+exit 0
+`,
+    { mode: 0o755 },
+  );
+}

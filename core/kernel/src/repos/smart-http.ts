@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import express, { type Request, type Response, type Router } from 'express';
+import { ApiError, isApiError, type Logger, type Principal, type RefUpdate } from '@hearth/plugin-api';
+import type { HearthConfig } from '../config/types';
+import { grants } from '../auth/scopes';
+import { spawnGit } from './git';
+import type { RepoService, ResolvedRepo } from './repo-service';
+
+const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
+type Service = keyof typeof SERVICES;
+
+export interface SmartHttpDeps {
+  repos: RepoService;
+  config: HearthConfig;
+  authenticate(req: Request): Promise<Principal | null>;
+  log: Logger;
+}
+
+/**
+ * Git's smart HTTP protocol, served by the system git (`upload-pack`/`receive-pack
+ * --stateless-rpc`) with both directions streamed: no pack is ever held in memory. Protocol v2
+ * passes through the Git-Protocol header. Paths work with and without `.git`.
+ */
+export function smartHttpRouter(deps: SmartHttpDeps): Router {
+  const router = express.Router();
+
+  router.get('/:owner/:repo/info/refs', async (req, res) => {
+    const service = String(req.query.service ?? '') as Service;
+    if (!(service in SERVICES)) {
+      // Dumb HTTP is not offered: every git since 1.6.6 speaks smart HTTP.
+      throw new ApiError(403, 'only the smart HTTP protocol is supported: git asks with ?service=git-upload-pack or git-receive-pack');
+    }
+    const target = await authorize(deps, req, res, service);
+    res.status(200);
+    res.set({ 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE });
+    const protocol = gitProtocol(req);
+    if (!protocol.includes('version=2')) res.write(pktLine(`# service=${service}\n`) + '0000');
+    const child = spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', target.gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
+    await streamChild(child, null, res, deps.log);
+  });
+
+  for (const service of Object.keys(SERVICES) as Service[]) {
+    router.post(`/:owner/:repo/${service}`, async (req, res) => {
+      if (req.headers['content-type'] !== `application/x-${service}-request`) {
+        throw new ApiError(415, `expected Content-Type application/x-${service}-request`);
+      }
+      const target = await authorize(deps, req, res, service);
+      const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
+      const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
+      res.status(200).set({ 'Content-Type': `application/x-${service}-result`, ...NO_CACHE });
+      const child = spawnGit([SERVICES[service], '--stateless-rpc', target.gitDir], { env }, ['pipe', 'pipe', 'pipe']);
+      const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
+      try {
+        await streamChild(child, body, res, deps.log);
+      } finally {
+        if (pushLog) await afterPush(deps, target, pushLog, (req as Request & { principal?: Principal | null }).principal ?? null);
+      }
+    });
+  }
+  return router;
+}
+
+const NO_CACHE = { 'Cache-Control': 'no-cache, max-age=0, must-revalidate', Expires: 'Fri, 01 Jan 1980 00:00:00 GMT', Pragma: 'no-cache' };
+
+function pktLine(text: string): string {
+  return (text.length + 4).toString(16).padStart(4, '0') + text;
+}
+
+/** Only the protocol versions git itself sends ("version=2", "version=1") are passed on. */
+function gitProtocol(req: Request): string {
+  const value = String(req.headers['git-protocol'] ?? '');
+  return /^[\w=:.-]{0,100}$/.test(value) ? value : '';
+}
+
+/**
+ * Who may run the service: reading a public repository needs nothing; reading a private one and
+ * every push need a credential with permission and the repository scope. An anonymous caller is
+ * answered 401 with a Basic challenge, so git asks for credentials; a signed-in one without
+ * access gets 404 (reading) or 403 (pushing).
+ */
+async function authorize(deps: SmartHttpDeps, req: Request, res: Response, service: Service): Promise<ResolvedRepo> {
+  if (deps.config.repository.DISABLE_HTTP_GIT) throw new ApiError(403, 'git over HTTP is disabled on this server');
+  const push = service === 'git-receive-pack';
+  const principal = await deps.authenticate(req);
+  const repoName = String(req.params.repo).replace(/\.git$/i, '');
+  const challenge = () => ApiError.unauthorized('authentication required');
+  let target: ResolvedRepo;
+  try {
+    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read');
+  } catch (err) {
+    if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
+    throw err;
+  }
+  if (push && !principal) throw challenge();
+  if (principal && !grants(principal.scopes, 'repository', push ? 'write' : 'read')) {
+    throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
+  }
+  res.locals.route = `git ${service}`;
+  return target;
+}
+
+/** Pipe `input` into git and git's output into the response; stderr goes to the log. */
+async function streamChild(child: ReturnType<typeof spawnGit>, input: NodeJS.ReadableStream | null, res: Response, log: Logger): Promise<void> {
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()).length > 4096 && (stderr = stderr.slice(-4096)));
+  const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? -1)));
+  const feeding = input && child.stdin ? pipeline(input, child.stdin).catch(() => child.kill()) : Promise.resolve();
+  res.once('close', () => {
+    if (!res.writableFinished) child.kill();
+  });
+  try {
+    await pipeline(child.stdout!, res);
+  } catch {
+    child.kill();
+  }
+  await feeding;
+  const code = await exited;
+  if (code !== 0) log.warn({ code, stderr: stderr.trim() }, 'git transport process failed');
+}
+
+async function afterPush(deps: SmartHttpDeps, target: ResolvedRepo, pushLog: string, principal: Principal | null): Promise<void> {
+  let text = '';
+  try {
+    text = fs.readFileSync(pushLog, 'utf8');
+  } catch {
+    return; // nothing was applied (rejected push, or the client hung up)
+  } finally {
+    fs.rmSync(pushLog, { force: true });
+  }
+  const updates: RefUpdate[] = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [oldId, newId, ref] = line.split(' ');
+      return { ref, oldId, newId };
+    });
+  try {
+    await deps.repos.recordPush(target.repo, updates, principal?.user ?? null);
+  } catch (err) {
+    // The refs moved already; the records can be rebuilt from git (syncBranches).
+    deps.log.error({ err, repo: target.repo.id }, 'recording a push failed');
+  }
+}
