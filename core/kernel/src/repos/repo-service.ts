@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../db/errors';
 import type { UserService } from '../users/user-service';
 import { UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
-import { DEFAULT_REPO_SETTINGS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnits } from './models';
+import { DEFAULT_REPO_SETTINGS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
 
 /** What a caller may do with a repository (Gitea's Permission object). */
@@ -101,6 +101,12 @@ export class RepoService {
 
   query() {
     return RepositoryRow.query(this.db);
+  }
+
+  /** Routes of a unit (code, releases, …) answer 404 while the unit is switched off, as in Gitea. */
+  requireUnit(resolved: ResolvedRepo, unit: RepoUnit): ResolvedRepo {
+    if (!resolved.repo.unitMap()[unit]) throw ApiError.notFound(`the ${unit} unit of this repository is disabled`);
+    return resolved;
   }
 
   async byId(id: number): Promise<RepositoryRow | undefined> {
