@@ -38,6 +38,8 @@ import { templateOperations } from './repos/template-routes';
 import { gitDataOperations } from './repos/git-data-routes';
 import { contentsOperations } from './repos/contents-routes';
 import { statusOperations } from './repos/status-routes';
+import { forkOperations } from './repos/fork-routes';
+import { topicOperations } from './repos/topic-routes';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
 import { pagedResponse } from './http/paging';
@@ -135,7 +137,8 @@ export class Hearth {
     this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
-      repoOperations({ ...deps, repos: this.repos, templates }).forEach((op) => r.api(op));
+      const repoDeps = { ...deps, repos: this.repos, templates };
+      [...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps)].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));

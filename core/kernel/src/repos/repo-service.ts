@@ -5,6 +5,7 @@ import git from 'isomorphic-git';
 import { ApiError, type KernelHooks, type Principal, type RefUpdate, type UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
+import { KeyedQueue, withConflictRetry } from '../db/retry';
 import type { UserService } from '../users/user-service';
 import { UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
@@ -43,6 +44,8 @@ export interface CreateRepoInput {
   initialFiles?: InitialFiles;
   isFork?: boolean;
   forkId?: number;
+  /** Start as a copy of this bare repository (forks); excludes initialFiles. */
+  cloneFrom?: string;
 }
 
 const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false };
@@ -53,6 +56,7 @@ const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false }
  */
 export class RepoService {
   readonly root: string;
+  private readonly pushQueue = new KeyedQueue();
   /** Directories to remove once a purge committed, by owner id. */
   private readonly purgedDirs = new Map<number, string[]>();
 
@@ -147,14 +151,18 @@ export class RepoService {
           updated_unix: now,
         } as Partial<RepositoryRow>);
         // On disk inside the transaction: if git fails, no row is left behind.
-        await this.initBare(gitDir, defaultBranch);
+        if (input.cloneFrom) await this.cloneBare(input.cloneFrom, gitDir);
+        else await this.initBare(gitDir, defaultBranch);
         return inserted;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw ApiError.conflict('The repository with the same name already exists.');
       throw err;
     }
-    if (input.initialFiles && Object.keys(input.initialFiles).length > 0) {
+    if (input.cloneFrom) {
+      await this.syncBranches(row, false); // a copy, not a push: no push.received
+      row = (await this.byId(row.id))!;
+    } else if (input.initialFiles && Object.keys(input.initialFiles).length > 0) {
       const commit = await this.commitInitialFiles(gitDir, defaultBranch, input.initialFiles, actor);
       await this.recordPush(row, [{ ref: `refs/heads/${defaultBranch}`, oldId: ZERO_ID, newId: commit }], actor);
       row = (await this.byId(row.id))!;
@@ -175,6 +183,20 @@ export class RepoService {
     fs.mkdirSync(path.dirname(gitDir), { recursive: true });
     // --template= leaves out git's sample hooks; ours follow.
     await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--end-of-options', gitDir]);
+    writeHooks(gitDir);
+  }
+
+  /** A copy of another bare repository: objects are hard-linked (immutable), refs copied; our hooks replace any. */
+  private async cloneBare(source: string, gitDir: string): Promise<void> {
+    fs.mkdirSync(path.dirname(gitDir), { recursive: true });
+    try {
+      await runGit(['clone', '--bare', '--quiet', '--template=', '--end-of-options', source, gitDir]);
+      // A fork carries no link back to its source (git clone would leave an "origin" remote).
+      await runGit(['remote', 'remove', 'origin'], { gitDir });
+    } catch (err) {
+      fs.rmSync(gitDir, { recursive: true, force: true });
+      throw err;
+    }
     writeHooks(gitDir);
   }
 
@@ -251,23 +273,40 @@ export class RepoService {
    * Record what a push changed (from the transport or an in-process commit): branch rows, the
    * default branch on the first push, emptiness; then fire push.received.
    */
-  async recordPush(repo: RepositoryRow, updates: RefUpdate[], pusher: UserInfo | null): Promise<void> {
+  async recordPush(repo: RepositoryRow, updates: RefUpdate[], pusher: UserInfo | null, notify = true): Promise<void> {
     if (updates.length === 0) return;
+    // One repository's pushes are recorded one at a time (concurrent pushes to one repository
+    // otherwise contend on the same index range); a deadlock between processes is retried.
+    await this.pushQueue.run(String(repo.id), () => withConflictRetry(() => this.writePushRecords(repo, updates, pusher)));
+    if (!notify) return;
+    const owner = await this.users.byId(repo.owner_id);
+    await this.hooks.push.received.promise({
+      repositoryId: repo.id, ownerId: repo.owner_id, ownerName: owner?.name ?? repo.owner_name, name: repo.name, actor: pusher, updates,
+    });
+  }
+
+  /** Branch rows, emptiness and the default branch after a push; idempotent, so it can be retried. */
+  private async writePushRecords(repo: RepositoryRow, updates: RefUpdate[], pusher: UserInfo | null): Promise<void> {
     const gitDir = this.gitDir(repo.owner_name, repo.name);
     const now = nowUnix();
     const branches = updates.filter((u) => u.ref.startsWith('refs/heads/'));
     await this.db.transaction(async (trx) => {
       for (const u of branches) {
         const name = u.ref.slice('refs/heads/'.length);
-        await trx('repo_branches').where({ repo_id: repo.id, name }).delete();
-        if (u.newId !== ZERO_ID) {
-          await trx('repo_branches').insert({ repo_id: repo.id, name, commit_id: u.newId, pusher_id: pusher?.id ?? 0, updated_unix: now });
+        if (u.newId === ZERO_ID) await trx('repo_branches').where({ repo_id: repo.id, name }).delete();
+        else {
+          await trx('repo_branches')
+            .insert({ repo_id: repo.id, name, commit_id: u.newId, pusher_id: pusher?.id ?? 0, updated_unix: now })
+            .onConflict(['repo_id', 'name'])
+            .merge(['commit_id', 'pusher_id', 'updated_unix']);
         }
       }
       const remaining = await trx('repo_branches').where('repo_id', repo.id).select('name');
+      const current = await RepositoryRow.query(trx).findById(repo.id).select('default_branch');
+      const defaultBranch = current?.default_branch ?? repo.default_branch;
       const patch: Partial<RepositoryRow> = { is_empty: remaining.length === 0, updated_unix: now };
       // First push, or the default branch never existed: adopt the configured default if pushed, else the first branch pushed.
-      if (remaining.length > 0 && !remaining.some((b: { name: string }) => b.name === repo.default_branch)) {
+      if (remaining.length > 0 && !remaining.some((b: { name: string }) => b.name === defaultBranch)) {
         const names = remaining.map((b: { name: string }) => b.name);
         const chosen = names.includes(this.config.repository.DEFAULT_BRANCH) ? this.config.repository.DEFAULT_BRANCH : branches.map((b) => b.ref.slice(11)).find((n) => names.includes(n)) ?? names[0];
         patch.default_branch = chosen;
@@ -275,14 +314,10 @@ export class RepoService {
       }
       await RepositoryRow.query(trx).patch(patch).where('id', repo.id);
     });
-    const owner = await this.users.byId(repo.owner_id);
-    await this.hooks.push.received.promise({
-      repositoryId: repo.id, ownerId: repo.owner_id, ownerName: owner?.name ?? repo.owner_name, name: repo.name, actor: pusher, updates,
-    });
   }
 
   /** Branch rows mirror the refs; rebuild them from git (after a push the transport could not observe, or for `hearth doctor`). */
-  async syncBranches(repo: RepositoryRow): Promise<void> {
+  async syncBranches(repo: RepositoryRow, notify = true): Promise<void> {
     const gitDir = this.gitDir(repo.owner_name, repo.name);
     const out = await gitText(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], { gitDir });
     const refs = out ? out.split('\n').map((l) => l.split(' ')) : [];
@@ -293,7 +328,7 @@ export class RepoService {
       if (!prior || prior.commit_id !== id) updates.push({ ref, oldId: prior?.commit_id ?? ZERO_ID, newId: id });
     }
     for (const k of known) if (!refs.some(([, ref]) => ref === `refs/heads/${k.name}`)) updates.push({ ref: `refs/heads/${k.name}`, oldId: k.commit_id, newId: ZERO_ID });
-    await this.recordPush(repo, updates, null);
+    await this.recordPush(repo, updates, null, notify);
   }
 
   // --- JSON ---------------------------------------------------------------------------------------

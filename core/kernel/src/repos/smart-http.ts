@@ -55,10 +55,15 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       res.status(200).set({ 'Content-Type': `application/x-${service}-result`, ...NO_CACHE });
       const child = spawnGit([SERVICES[service], '--stateless-rpc', target.gitDir], { env }, ['pipe', 'pipe', 'pipe']);
       const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
+      // A push's response stays open until the push is recorded: a client that pushes and then
+      // asks the API sees its branches (as with a synchronous post-receive hook).
       try {
-        await streamChild(child, body, res, deps.log);
+        await streamChild(child, body, res, deps.log, { end: !pushLog });
       } finally {
-        if (pushLog) await afterPush(deps, target, pushLog, (req as Request & { principal?: Principal | null }).principal ?? null);
+        if (pushLog) {
+          await afterPush(deps, target, pushLog, (req as Request & { principal?: Principal | null }).principal ?? null);
+          res.end();
+        }
       }
     });
   }
@@ -105,7 +110,13 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
 }
 
 /** Pipe `input` into git and git's output into the response; stderr goes to the log. */
-async function streamChild(child: ReturnType<typeof spawnGit>, input: NodeJS.ReadableStream | null, res: Response, log: Logger): Promise<void> {
+async function streamChild(
+  child: ReturnType<typeof spawnGit>,
+  input: NodeJS.ReadableStream | null,
+  res: Response,
+  log: Logger,
+  { end }: { end: boolean } = { end: true },
+): Promise<void> {
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()).length > 4096 && (stderr = stderr.slice(-4096)));
   const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? -1)));
@@ -114,13 +125,32 @@ async function streamChild(child: ReturnType<typeof spawnGit>, input: NodeJS.Rea
     if (!res.writableFinished) child.kill();
   });
   try {
-    await pipeline(child.stdout!, res);
+    if (end) await pipeline(child.stdout!, res);
+    else await forward(child.stdout!, res);
   } catch {
     child.kill();
   }
   await feeding;
   const code = await exited;
   if (code !== 0) log.warn({ code, stderr: stderr.trim() }, 'git transport process failed');
+}
+
+/** Copy a stream into the response without ending it, honouring back-pressure. */
+async function forward(source: NodeJS.ReadableStream, res: Response): Promise<void> {
+  for await (const chunk of source) {
+    if (res.destroyed) throw new Error('client went away');
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+  }
 }
 
 async function afterPush(deps: SmartHttpDeps, target: ResolvedRepo, pushLog: string, principal: Principal | null): Promise<void> {

@@ -1,0 +1,54 @@
+import { ApiError, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
+import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
+import { RepositoryRow } from './models';
+
+/** Forks: `POST/GET /repos/{owner}/{repo}/forks`. */
+export function forkOperations({ repos, users, http }: Omit<RepoRouteDeps, 'templates'>): ApiOperation[] {
+  return [
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/forks', operationId: 'createFork', tag: 'repository', summary: 'Fork a repository',
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS,
+      body: 'CreateForkOption', responses: { 202: 'Repository', 403: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<{ name?: string; organization?: string }, unknown, { owner: string; repo: string }>) => {
+        const source = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
+        const actor = req.principal!.user;
+        let target = (await users.rowOf(req.principal!))!;
+        if (req.body.organization) {
+          const org = await users.byName(req.body.organization);
+          if (!org || org.type !== 1) throw ApiError.unprocessable(`organization does not exist [name: ${req.body.organization}]`);
+          // Membership rules arrive with organizations; until then only site admins fork into one.
+          if (!actor.isAdmin) throw ApiError.forbidden('you may not create repositories in this organization');
+          target = org;
+        }
+        if (target.id === source.repo.owner_id) throw ApiError.conflict('a repository cannot be forked into its own owner');
+        // One fork per owner and source, as in Gitea: a dedicated 409 names the existing fork.
+        const existing = await RepositoryRow.query(repos.query().knex()).findOne({ owner_id: target.id, fork_id: source.repo.id });
+        if (existing) throw ApiError.conflict(`repository is already forked by ${target.name}: ${target.name}/${existing.name}`);
+        const row = await repos.create(target, {
+          name: req.body.name || source.repo.name,
+          description: source.repo.description,
+          private: source.repo.is_private,
+          defaultBranch: source.repo.default_branch,
+          isFork: true,
+          forkId: source.repo.id,
+          cloneFrom: source.gitDir,
+        }, actor);
+        await repos.query().where('id', source.repo.id).increment('num_forks', 1);
+        return { status: 202, body: await repos.toApi(row, target, req.principal) };
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/forks', operationId: 'listForks', tag: 'repository', summary: "List a repository's forks",
+      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
+      handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
+        const source = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
+        const forks = (await repos.query().where('fork_id', source.repo.id).orderBy('id')).filter((f) => repos.permission(f, req.principal).pull);
+        const page = forks.slice(req.paging.offset, req.paging.offset + req.paging.limit);
+        const items = [];
+        for (const fork of page) items.push(await repos.toApi(fork, (await users.byId(fork.owner_id))!, req.principal));
+        return http.paged(req, items, forks.length);
+      },
+    },
+  ];
+}
