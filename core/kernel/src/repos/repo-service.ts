@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import git from 'isomorphic-git';
 import { ApiError, type KernelHooks, type Principal, type RefUpdate, type UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
@@ -202,6 +201,8 @@ export class RepoService {
 
   /** The first commit, written in-process with isomorphic-git: a handful of small objects, no work tree. */
   private async commitInitialFiles(gitDir: string, branch: string, files: InitialFiles, actor: UserInfo): Promise<string> {
+    // Loaded on first use: most starts never auto-initialise a repository, and idle memory is budgeted.
+    const { default: git } = await import('isomorphic-git');
     const tree = [];
     for (const [name, content] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
       const oid = await git.writeBlob({ fs, gitdir: gitDir, blob: Buffer.from(content, 'utf8') });
