@@ -118,4 +118,53 @@ export const coreMigrations: PluginMigration[] = [
       await db.schema.dropTable('repositories');
     },
   },
+  {
+    name: '0003_commit_statuses',
+    async up(db: Knex) {
+      // Statuses CI systems post against a complete commit id (Gitea's commit_status table).
+      await db.schema.createTable('commit_statuses', (t) => {
+        t.increments('id').primary();
+        t.integer('repo_id').notNullable();
+        // 1-based per (repo_id, sha); what the API shows as the status "id", as Gitea does.
+        t.integer('index').notNullable();
+        t.string('sha', 64).notNullable();
+        t.string('state', 7).notNullable();
+        t.text('target_url').notNullable();
+        t.text('description').notNullable();
+        t.string('context', 255).notNullable().defaultTo('default');
+        // sha1 hex of context: "latest per context" groups on it, exact on every database
+        // (MariaDB's default collation would fold "CI" and "ci" together).
+        t.string('context_hash', 40).notNullable();
+        t.integer('creator_id').notNullable().defaultTo(0);
+        t.bigInteger('created_unix').notNullable();
+        t.bigInteger('updated_unix').notNullable();
+        // Serves lookups by (repo_id, sha) as its prefix, and makes concurrent index allocation safe.
+        t.unique(['repo_id', 'sha', 'index']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('commit_statuses');
+    },
+  },
+  {
+    name: '0004_repository_transfers',
+    async up(db: Knex) {
+      await db.schema.alterTable('repositories', (t) => {
+        t.integer('status').notNullable().defaultTo(0);
+      });
+      await db.schema.createTable('repo_transfers', (t) => {
+        t.increments('id').primary();
+        t.integer('repo_id').notNullable().unique();
+        t.integer('doer_id').notNullable();
+        t.integer('recipient_id').notNullable().index();
+        t.bigInteger('created_unix').notNullable();
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('repo_transfers');
+      await db.schema.alterTable('repositories', (t) => {
+        t.dropColumn('status');
+      });
+    },
+  },
 ];

@@ -36,6 +36,9 @@ export const DEFAULT_REPO_SETTINGS: RepoSettings = {
   ignore_whitespace_conflicts: false,
 };
 
+/** Gitea's repository status: ready, or waiting for the recipient of a transfer to answer. */
+export const REPO_STATUS = { ready: 0, pendingTransfer: 2 } as const;
+
 export class RepositoryRow extends BaseRow {
   static override tableName = 'repositories';
   static override booleanColumns = ['is_private', 'is_empty', 'is_archived', 'is_template', 'is_fork'];
@@ -63,6 +66,7 @@ export class RepositoryRow extends BaseRow {
   created_unix!: number;
   updated_unix!: number;
   archived_unix!: number;
+  status!: number;
 
   unitMap(): RepoUnits {
     return { ...Object.fromEntries(REPO_UNITS.map((u) => [u, true])), ...JSON.parse(this.units) } as RepoUnits;

@@ -5,10 +5,12 @@ import { ApiError, type KernelHooks, type Principal, type RefUpdate, type UserIn
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
+import { deleteCommitStatuses } from './status-store';
+import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import type { UserService } from '../users/user-service';
 import { UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
-import { DEFAULT_REPO_SETTINGS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
+import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
 
 /** What a caller may do with a repository (Gitea's Permission object). */
@@ -262,9 +264,12 @@ export class RepoService {
     await this.db.transaction(async (trx) => {
       await trx('repo_branches').where('repo_id', repo.id).delete();
       await trx('repo_topics').where('repo_id', repo.id).delete();
+      await trx('repo_transfers').where('repo_id', repo.id).delete();
+      await deleteCommitStatuses(trx, [repo.id]);
       await trx('repositories').where('id', repo.id).delete();
     });
     fs.rmSync(resolved.gitDir, { recursive: true, force: true });
+    removeArchiveCaches(this.config.server.DATA_DIR, [repo.id]);
     await this.hooks.repository.deleted.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor });
   }
 
@@ -393,8 +398,16 @@ export class RepoService {
       internal: false,
       mirror_interval: '',
       mirror_updated: '0001-01-01T00:00:00Z',
-      repo_transfer: null,
+      repo_transfer: repo.status === REPO_STATUS.pendingTransfer ? await this.pendingTransferJson(repo.id, viewer) : null,
     };
+  }
+
+  /** Gitea's RepoTransfer object of a pending transfer. */
+  private async pendingTransferJson(repoId: number, viewer: Principal | null): Promise<Record<string, unknown> | null> {
+    const pending = await this.db('repo_transfers').where('repo_id', repoId).first();
+    if (!pending) return null;
+    const [doer, recipient] = await Promise.all([this.users.byId(pending.doer_id), this.users.byId(pending.recipient_id)]);
+    return { doer: doer ? this.users.toApi(doer, viewer) : null, recipient: recipient ? this.users.toApi(recipient, viewer) : null, teams: null };
   }
 
   // --- owners' lifecycle ---------------------------------------------------------------------------
@@ -412,8 +425,10 @@ export class RepoService {
       const ids = owned.map((r: { id: number }) => r.id);
       await trx('repo_branches').whereIn('repo_id', ids).delete();
       await trx('repo_topics').whereIn('repo_id', ids).delete();
+      await trx('repo_transfers').whereIn('repo_id', ids).delete();
+      await deleteCommitStatuses(trx, ids);
       await trx('repositories').whereIn('id', ids).delete();
-      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName)]);
+      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);
     });
     this.hooks.user.deleted.tapPromise('hearth:repositories', async ({ user }) => {
       for (const dir of this.purgedDirs.get(user.id) ?? []) fs.rmSync(dir, { recursive: true, force: true });

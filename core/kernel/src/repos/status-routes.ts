@@ -1,7 +1,231 @@
-import type { ApiOperation } from '@hearth/plugin-api';
+import fsp from 'node:fs/promises';
+import { ApiError, created, stream, type ApiOperation, type ApiRequest, type ApiResponse, type JsonSchema } from '@hearth/plugin-api';
+import { unixToIso, type UserRow } from '../users/models';
+import { OWNER_REPO_PARAMS } from './repo-routes';
+import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
+import { ArchiveCache, contentDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
+import { COMPLETE_ID, requireCompleteCommit, resolveCommit } from './status-git';
+import { CommitStatusStore, type CommitStatusRow, type StatusSort, type StatusState } from './status-store';
 
-/** Placeholder: filled in by the git hosting work. */
-export function statusOperations(_deps: GitRouteDeps): ApiOperation[] {
-  return [];
+type RepoParams = { owner: string; repo: string };
+
+const withParam = (name: string, schema: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: { ...(OWNER_REPO_PARAMS.properties as Record<string, JsonSchema>), [name]: schema },
+  required: ['owner', 'repo', name],
+});
+
+const SHA_PARAMS = withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'complete id of the commit' });
+const REF_PARAMS = withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'name of branch/tag/commit' });
+const ARCHIVE_PARAMS = withParam('archive', {
+  type: 'string', minLength: 1, maxLength: 1024, description: 'the git reference for download with attached archive format (e.g. master.zip)',
+});
+
+const STATE_ENUM = ['pending', 'success', 'error', 'failure', 'warning'];
+const LIST_QUERY: JsonSchema = {
+  type: 'object',
+  properties: {
+    sort: { type: 'string', enum: ['oldest', 'recentupdate', 'leastupdate', 'leastindex', 'highestindex'], description: 'type of sort' },
+    state: { type: 'string', enum: STATE_ENUM, description: 'type of state' },
+  },
+};
+const STATUS_LIST = { description: 'CommitStatusList', schema: { type: 'array', items: { $ref: 'CommitStatus' } } };
+
+interface CreateStatusBody {
+  state: StatusState;
+  target_url?: string;
+  description?: string;
+  context?: string;
+}
+
+/**
+ * Commit statuses (what CI systems post against a commit) and repository archives. Both are
+ * reached by commit: statuses are created and listed by complete commit id, or read by any
+ * branch, tag or id through /commits/{ref}; archives are made per commit and cached.
+ */
+export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
+  const { repos, users, http, config } = deps;
+  // The kernel's knex, from the repository query builder (GitRouteDeps carries no db handle).
+  const store = new CommitStatusStore(repos.query().knex());
+  const archives = new ArchiveCache(config.server.DATA_DIR);
+
+  const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read'), 'code');
+
+  const repoApiPath = (resolved: ResolvedRepo) => `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
+
+  /**
+   * Gitea's CommitStatus. As in Gitea, `id` is the status's index among its commit's statuses,
+   * the JSON field of the state is `status`, and the creator is shown as an anonymous caller
+   * would see them (null once the account is gone).
+   */
+  const statusJson = async (resolved: ResolvedRepo, rows: CommitStatusRow[]) => {
+    const creators = new Map<number, UserRow | undefined>();
+    for (const id of new Set(rows.map((r) => r.creator_id))) creators.set(id, id ? await users.byId(id) : undefined);
+    return rows.map((row) => {
+      const creator = creators.get(row.creator_id);
+      return {
+        id: row.index,
+        status: row.state,
+        target_url: row.target_url,
+        description: row.description,
+        url: http.apiUrl(`${repoApiPath(resolved)}/statuses/${row.sha}`),
+        context: row.context,
+        creator: creator ? users.toApi(creator, null) : null,
+        created_at: unixToIso(Number(row.created_unix)),
+        updated_at: unixToIso(Number(row.updated_unix)),
+      };
+    });
+  };
+
+  const listStatuses = async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }>, resolved: ResolvedRepo, sha: string) => {
+    const { rows, total } = await store.list(resolved.repo.id, sha, { ...req.paging, sort: req.query.sort, state: req.query.state });
+    return http.paged(req, await statusJson(resolved, rows), total);
+  };
+
+  return [
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', tag: 'repository', summary: 'Create a commit status',
+      scopes: ['repository'], auth: 'required', params: SHA_PARAMS, body: 'CreateStatusOption', bodyRequired: true,
+      responses: { 201: 'CommitStatus', 400: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreateStatusBody, unknown, RepoParams & { sha: string }>) => {
+        const resolved = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write'), 'code');
+        const sha = await requireCompleteCommit(resolved.gitDir, req.params.sha);
+        const body = req.body;
+        const row = await store.create({
+          repoId: resolved.repo.id, sha, state: body.state, targetUrl: body.target_url ?? '', description: body.description ?? '',
+          context: body.context ?? '', creatorId: req.principal!.user.id,
+        });
+        return created((await statusJson(resolved, [row]))[0]);
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', tag: 'repository', summary: "Get a commit's statuses",
+      scopes: ['repository'], params: SHA_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { sha: string }>) => {
+        const resolved = await readable(req);
+        return listStatuses(req, resolved, await requireCompleteCommit(resolved.gitDir, req.params.sha));
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/statuses', operationId: 'repoListStatusesByRef', tag: 'repository',
+      summary: "Get a commit's statuses, by branch/tag/commit reference",
+      scopes: ['repository'], params: REF_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { ref: string }>) => {
+        const resolved = await readable(req);
+        return listStatuses(req, resolved, await resolveCommit(resolved.gitDir, req.params.ref));
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/status', operationId: 'repoGetCombinedStatusByRef', tag: 'repository',
+      summary: "Get a commit's combined status, by branch/tag/commit reference",
+      scopes: ['repository'], params: REF_PARAMS, paged: true, responses: { 200: 'CombinedStatus', 400: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams & { ref: string }>) => {
+        const resolved = await readable(req);
+        const sha = await resolveCommit(resolved.gitDir, req.params.ref);
+        const { rows, total, state } = await store.latest(resolved.repo.id, sha, req.paging);
+        const page = http.paged(req, [], total);
+        // `state` is the worst of the latest status of every context (error > failure > warning >
+        // pending > success), as Gitea's CalcCommitStatus. With no status at all Gitea 1.20
+        // answers an empty CombinedStatus whose state is "" (it has no "unknown" state); we keep
+        // that state but still fill in the commit, the repository and the URLs. total_count is
+        // the number of contexts (X-Total-Count too), `statuses` the requested page of them.
+        return {
+          ...page,
+          body: {
+            state,
+            sha,
+            total_count: total,
+            statuses: await statusJson(resolved, rows),
+            repository: await repos.toApi(resolved.repo, resolved.owner, req.principal),
+            commit_url: http.apiUrl(`${repoApiPath(resolved)}/git/commits/${sha}`),
+            url: http.apiUrl(`${repoApiPath(resolved)}/commits/${sha}/status`),
+          },
+        };
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/archive/{archive*}', operationId: 'repoGetArchive', tag: 'repository', summary: 'Get an archive of a repository',
+      scopes: ['repository'], params: ARCHIVE_PARAMS,
+      responses: {
+        200: { description: 'the archive (zip, tar.gz or git bundle)' },
+        206: { description: 'the requested byte range of the archive' },
+        400: 'APIError',
+        416: { description: 'the byte range lies outside the archive' },
+      },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams & { archive: string }>) => {
+        const resolved = await readable(req);
+        const { ref, format, contentType } = parseArchiveName(req.params.archive);
+        const repo = { id: resolved.repo.id, name: resolved.repo.name };
+        // A complete commit id whose archive is cached is served without running git at all.
+        const lowered = ref.toLowerCase();
+        const cached = COMPLETE_ID.test(lowered) ? archives.existing(repo, lowered, format) : null;
+        const commit = cached ? lowered : await resolveCommit(resolved.gitDir, ref);
+        const file = cached ?? (await archives.ensure(repo, resolved.gitDir, commit, format));
+        const filename = `${resolved.repo.name}-${ref.replace(/\//g, '-')}.${format}`;
+        return serveFile(req, file, {
+          contentType,
+          etag: `"${commit}.${format === 'bundle' ? '' : `${resolved.repo.name}.`}${format}"`,
+          disposition: contentDisposition(filename),
+          cacheControl: resolved.repo.is_private ? 'private, no-cache' : 'no-cache',
+        });
+      },
+    },
+  ];
+}
+
+/**
+ * Serve a file with conditional and single-range support: `If-None-Match` → 304; `Range`
+ * (honoured unless an `If-Range` names another entity) → 206 with exactly those bytes, or 416
+ * when it selects none; otherwise 200. HEAD gets the same headers and no body. The file is opened
+ * once, so a concurrent replacement of the cache file cannot mix two versions in one answer.
+ */
+async function serveFile(
+  req: ApiRequest,
+  file: string,
+  meta: { contentType: string; etag: string; disposition: string; cacheControl: string },
+): Promise<ApiResponse> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApiError.notFound('archive does not exist');
+    throw err;
+  }
+  let streaming = false;
+  try {
+    const { size } = await handle.stat();
+    const headers: Record<string, string> = {
+      'Accept-Ranges': 'bytes',
+      ETag: meta.etag,
+      'Cache-Control': meta.cacheControl,
+      'Content-Disposition': meta.disposition,
+      'Content-Type': meta.contentType,
+    };
+    const head = req.raw.method === 'HEAD';
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(',') : value;
+    };
+    if (etagMatches(header('if-none-match'), meta.etag, true)) return { status: 304, headers: { ETag: meta.etag, 'Cache-Control': meta.cacheControl } };
+
+    const ifRange = header('if-range');
+    const range = ifRange === undefined || etagMatches(ifRange, meta.etag, false) ? parseRange(header('range'), size) : null;
+    if (range === 'unsatisfiable') {
+      throw new ApiError(416, `range not satisfiable: the archive has ${size} bytes`, undefined, {
+        'Accept-Ranges': 'bytes', 'Content-Range': `bytes */${size}`, ETag: meta.etag,
+      });
+    }
+    const status = range ? 206 : 200;
+    const start = range ? range.start : 0;
+    const end = range ? range.end : size - 1;
+    headers['Content-Length'] = String(Math.max(0, end - start + 1));
+    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    if (head || size === 0) return { status, headers };
+    streaming = true;
+    return stream(status, meta.contentType, handle.createReadStream({ start, end, autoClose: true }), headers);
+  } finally {
+    if (!streaming) await handle.close();
+  }
 }
