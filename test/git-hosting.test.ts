@@ -239,6 +239,15 @@ describe('smart HTTP with the git client', () => {
     expect(wrong.stderr).toMatch(/Authentication failed|401/);
   });
 
+  test('switching the code unit off closes git transport too', async () => {
+    await createRepo({ name: 'codeless', auto_init: true });
+    expect((await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/codeless.git')])).status).toBe(0);
+    await server.api('PATCH', '/repos/alice/codeless', { token: aliceToken, body: { has_code: false } });
+    const res = await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`);
+    expect(res.status).toBe(404);
+    expect((await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/codeless.git')])).status).not.toBe(0);
+  });
+
   test('dumb HTTP and wrong content types are refused clearly', async () => {
     expect((await fetch(`${server.url}alice/busy.git/info/refs`)).status).toBe(403);
     const res = await fetch(`${server.url}alice/busy.git/git-upload-pack`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '0000' });

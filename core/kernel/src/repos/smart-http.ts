@@ -102,6 +102,7 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
     throw err;
   }
   if (push && !principal) throw challenge();
+  deps.repos.requireUnit(target, 'code'); // no code unit, no git transport
   if (principal && !grants(principal.scopes, 'repository', push ? 'write' : 'read')) {
     throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
   }
