@@ -280,6 +280,7 @@ describe('repository API', () => {
     const onlyWiki = await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { ...allOff, has_wiki: true } });
     expect(onlyWiki.body.has_wiki).toBe(true);
     expect(onlyWiki.body.has_code).toBe(false);
+    expect((await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { has_code: true } })).body.has_code).toBe(true);
     const carolToken = await server.token({ name: 'carol', password: 'carol-password-1' }, ['write:repository']);
     expect((await server.api('PATCH', '/repos/alice/busy', { token: carolToken, body: { description: 'mine now' } })).status).toBe(403);
     expect((await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { default_merge_style: 'octopus' } })).status).toBe(422);
