@@ -1,0 +1,139 @@
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import { ZERO_ID, GitError, runGit } from './git';
+import { readCommits, toPayloadCommits } from './commit-json';
+import { listRefs, notFoundAs, openRepo, readRef, resolveCommit, type GitDataRepo, type RefInfo } from './git-data-git';
+import { assertValidRefName, isValidRefName } from './names';
+import { OWNER_REPO_PARAMS } from './repo-routes';
+import type { GitRouteDeps } from './route-deps';
+
+type Params = { owner: string; repo: string; branch: string };
+
+interface CreateBranchBody {
+  new_branch_name: string;
+  old_ref_name?: string;
+  old_branch_name?: string;
+}
+
+const BRANCH_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(OWNER_REPO_PARAMS.properties as object),
+    branch: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the branch (may contain /)' },
+  },
+  required: ['owner', 'repo', 'branch'],
+};
+
+const HEADS = 'refs/heads/';
+
+/** Gitea's `Branch` objects for branch refs (commits read in one git call, authors in one query). */
+async function branchesToApi(deps: GitRouteDeps, r: GitDataRepo, viewer: Principal | null, refs: RefInfo[]): Promise<Record<string, unknown>[]> {
+  const commits = await readCommits(r.gitDir, refs.map((b) => b.id));
+  const payloads = await toPayloadCommits(deps, r.links, [...commits.values()]);
+  const byId = new Map(payloads.map((p) => [p.id as string, p]));
+  // Without branch protection, whoever may write the code may push to and merge into every branch.
+  const canWrite = viewer !== null && r.resolved.permission.push && !r.resolved.repo.is_archived;
+  return refs.map((b) => ({
+    name: b.ref.slice(HEADS.length),
+    commit: byId.get(b.id) ?? null,
+    protected: false,
+    required_approvals: 0,
+    enable_status_check: false,
+    status_check_contexts: [],
+    user_can_push: canWrite,
+    user_can_merge: canWrite,
+    effective_branch_protection_name: '',
+  }));
+}
+
+/** The branch ref for a name from the URL, or 404 (a name git would refuse cannot exist). */
+async function requireBranch(r: GitDataRepo, name: string): Promise<RefInfo> {
+  const ref = isValidRefName(name) ? await readRef(r.gitDir, `${HEADS}${name}`) : null;
+  if (!ref || ref.type !== 'commit') throw ApiError.notFound(`branch does not exist [branch: ${name}]`);
+  return ref;
+}
+
+/** Branches: list, get, create (from a branch, tag or commit), delete (never the default one). */
+export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
+  const { repos } = deps;
+  return [
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/branches', operationId: 'repoListBranches', tag: 'repository', summary: "List a repository's branches",
+      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      responses: { 200: { description: 'BranchList', schema: { type: 'array', items: { $ref: 'Branch' } } } },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'read');
+        // Most recently committed first, then by name, as Gitea 1.20 lists them from git.
+        const all = (await listRefs(r.gitDir, [HEADS], { sort: ['refname', '-committerdate'] })).filter((b) => b.type === 'commit');
+        const page = all.slice(req.paging.offset, req.paging.offset + req.paging.limit);
+        return deps.http.paged(req, await branchesToApi(deps, r, req.principal, page), all.length);
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoGetBranch', tag: 'repository', summary: 'Retrieve a specific branch from a repository',
+      scopes: ['repository'], params: BRANCH_PARAMS, responses: { 200: 'Branch', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'read');
+        const [branch] = await branchesToApi(deps, r, req.principal, [await requireBranch(r, req.params.branch)]);
+        return ok(branch);
+      },
+    },
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', tag: 'repository', summary: 'Create a branch',
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateBranchRepoOption', bodyRequired: true,
+      responses: { 201: 'Branch', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreateBranchBody, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'write');
+        const { new_branch_name: name, old_ref_name: oldRef, old_branch_name: oldBranch } = req.body;
+        assertValidRefName(name, 'branch');
+        if (name === 'HEAD') throw ApiError.unprocessable('invalid branch name [branch: HEAD]: HEAD is reserved');
+        if (r.resolved.repo.is_empty) throw ApiError.notFound('Git Repository is empty. Push a first commit before creating branches.');
+
+        let start: string;
+        if (oldRef) {
+          start = await notFoundAs(resolveCommit(r.gitDir, oldRef, 'old_ref_name'), `The old branch, tag or commit does not exist [old_ref_name: ${oldRef}]`);
+        } else {
+          const from = oldBranch || r.resolved.repo.default_branch;
+          if (oldBranch) assertValidRefName(oldBranch, 'old_branch_name');
+          const ref = isValidRefName(from) ? await readRef(r.gitDir, `${HEADS}${from}`) : null;
+          if (!ref || ref.type !== 'commit') throw ApiError.notFound(`The old branch does not exist [branch: ${from}]`);
+          start = ref.id;
+        }
+
+        if (await readRef(r.gitDir, `${HEADS}${name}`)) throw ApiError.conflict(`The branch already exists. [branch: ${name}]`);
+        if (await readRef(r.gitDir, `refs/tags/${name}`)) throw ApiError.conflict(`The branch with the same tag already exists. [name: ${name}]`);
+        try {
+          // The all-zero old value makes the creation atomic: it fails if the ref appeared meanwhile.
+          await runGit(['update-ref', '-m', 'hearth: branch created through the API', '--', `${HEADS}${name}`, start, ZERO_ID], { gitDir: r.gitDir });
+        } catch (err) {
+          // 'refs/heads/a' exists, so 'refs/heads/a/b' cannot (or the reverse), or a racing creation won.
+          if (err instanceof GitError) throw ApiError.conflict(`The branch with the same name already exists or conflicts with an existing branch [branch: ${name}]`);
+          throw err;
+        }
+        await repos.recordPush(r.resolved.repo, [{ ref: `${HEADS}${name}`, oldId: ZERO_ID, newId: start }], req.principal!.user);
+        const [branch] = await branchesToApi(deps, r, req.principal, [{ ref: `${HEADS}${name}`, id: start, type: 'commit' }]);
+        return created(branch);
+      },
+    },
+    {
+      method: 'delete', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoDeleteBranch', tag: 'repository', summary: 'Delete a specific branch from a repository',
+      scopes: ['repository'], auth: 'required', params: BRANCH_PARAMS, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'write');
+        const name = req.params.branch;
+        if (r.resolved.repo.is_empty) throw ApiError.notFound('Git Repository is empty.');
+        if (name === r.resolved.repo.default_branch) {
+          throw ApiError.forbidden(`can not delete default branch [branch: ${name}]: make another branch the default first`);
+        }
+        const ref = await requireBranch(r, name);
+        try {
+          await runGit(['update-ref', '-m', 'hearth: branch deleted through the API', '-d', '--', ref.ref, ref.id], { gitDir: r.gitDir });
+        } catch (err) {
+          if (err instanceof GitError) throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
+          throw err;
+        }
+        await repos.recordPush(r.resolved.repo, [{ ref: ref.ref, oldId: ref.id, newId: ZERO_ID }], req.principal!.user);
+        return noContent();
+      },
+    },
+  ];
+}

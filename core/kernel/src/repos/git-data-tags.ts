@@ -1,0 +1,232 @@
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { nowUnix } from '../users/models';
+import { ZERO_ID, GitError, gitText, runGit } from './git';
+import { unsignedVerification } from './commit-json';
+import {
+  batchCheck, escapeSegments, goDate, listRefs, notFoundAs, openRepo, readRef, resolveCommit, unixToUtc, type GitDataRepo, type RepoLinks,
+} from './git-data-git';
+import { assertValidRefName, isObjectId, isValidRefName } from './names';
+import { OWNER_REPO_PARAMS } from './repo-routes';
+import type { GitRouteDeps } from './route-deps';
+
+type Params = { owner: string; repo: string; tag: string };
+
+interface CreateTagBody {
+  tag_name: string;
+  target?: string;
+  message?: string;
+}
+
+const TAG_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { ...(OWNER_REPO_PARAMS.properties as object), tag: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the tag (may contain /)' } },
+  required: ['owner', 'repo', 'tag'],
+};
+
+const TAGS = 'refs/tags/';
+
+/** A tag ref with what Gitea's `Tag` object shows. */
+interface TagInfo {
+  name: string;
+  /** The tag object's id (annotated) or the commit's (lightweight). */
+  id: string;
+  commit: string;
+  /** Tagger date (annotated) or committer date (lightweight). */
+  date: string;
+  /** The tag message without its signature (annotated) or the commit message (lightweight). */
+  message: string;
+}
+
+const TAG_FIELDS = ['%(refname)', '%(objecttype)', '%(objectname)', '%(*objectname)', '%(creatordate:iso-strict)', '%(contents)', '%(contents:signature)'];
+
+/** Details of the named tag refs (full `refs/tags/…` names), in one for-each-ref. */
+async function readTags(gitDir: string, refs: string[]): Promise<Map<string, TagInfo>> {
+  const found = new Map<string, TagInfo>();
+  if (refs.length === 0) return found;
+  const { stdout } = await runGit(['for-each-ref', `--format=${TAG_FIELDS.join('%00')}%00`, '--', ...refs], { gitDir });
+  const parts = stdout.toString('utf8').split('\0');
+  const wanted = new Set(refs);
+  for (let i = 0; i + TAG_FIELDS.length <= parts.length; i += TAG_FIELDS.length) {
+    // Each record ends with the NUL we asked for plus for-each-ref's newline, which opens the next.
+    const [rawRef, type, id, peeled, date, contents, signature] = parts.slice(i, i + TAG_FIELDS.length);
+    const ref = rawRef.replace(/^\n/, '');
+    if (!ref.startsWith(TAGS)) break;
+    if (!wanted.has(ref)) continue;
+    const message = signature && contents.endsWith(signature) ? contents.slice(0, contents.length - signature.length) : contents;
+    found.set(ref, { name: ref.slice(TAGS.length), id, commit: type === 'tag' && peeled ? peeled : id, date, message });
+  }
+  return found;
+}
+
+function tagToApi(links: RepoLinks, tag: TagInfo): Record<string, unknown> {
+  const archive = `${links.html}/archive/${escapeSegments(tag.name)}`;
+  return {
+    name: tag.name,
+    message: tag.message.trim(),
+    id: tag.id,
+    commit: { url: `${links.api}/git/commits/${tag.commit}`, sha: tag.commit, created: goDate(tag.date) },
+    zipball_url: `${archive}.zip`,
+    tarball_url: `${archive}.tar.gz`,
+  };
+}
+
+async function requireTag(r: GitDataRepo, name: string): Promise<TagInfo> {
+  const tag = isValidRefName(name) ? (await readTags(r.gitDir, [`${TAGS}${name}`])).get(`${TAGS}${name}`) : undefined;
+  if (!tag) throw ApiError.notFound(`tag doesn't exist: ${name}`);
+  return tag;
+}
+
+/** Git's ident rules: no angle brackets or newlines in a name or email. */
+function identPart(value: string): string {
+  return value.replace(/[<>\n\r\0]/g, '').trim();
+}
+
+/** The parsed header and message of a raw tag object. */
+interface RawTag {
+  object: string;
+  type: string;
+  tag: string;
+  tagger: { name: string; email: string; date: string } | null;
+  message: string;
+}
+
+const SIGNATURE_STARTS = ['-----BEGIN PGP SIGNATURE-----', '-----BEGIN SSH SIGNATURE-----', '-----BEGIN SIGNED MESSAGE-----'];
+
+function parseTag(raw: string): RawTag {
+  const split = raw.indexOf('\n\n');
+  const header = split < 0 ? raw : raw.slice(0, split);
+  let message = split < 0 ? '' : raw.slice(split + 2);
+  const tag: RawTag = { object: '', type: '', tag: '', tagger: null, message: '' };
+  for (const line of header.split('\n')) {
+    const space = line.indexOf(' ');
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === 'object') tag.object = value;
+    else if (key === 'type') tag.type = value;
+    else if (key === 'tag') tag.tag = value;
+    else if (key === 'tagger') {
+      const m = /^(.*?) ?<([^>]*)> (\d+) ([+-]\d{4})$/.exec(value);
+      if (m) tag.tagger = { name: m[1], email: m[2], date: unixToUtc(Number(m[3])) };
+    }
+  }
+  for (const start of SIGNATURE_STARTS) {
+    const at = message.lastIndexOf(start);
+    if (at >= 0 && (at === 0 || message[at - 1] === '\n')) {
+      message = message.slice(0, at);
+      break;
+    }
+  }
+  tag.message = message;
+  return tag;
+}
+
+/** Tags: list, get, create (lightweight, or annotated with a message, tagged by the caller), delete; annotated tag objects. */
+export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
+  const { repos, users, config } = deps;
+  return [
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/tags', operationId: 'repoListTags', tag: 'repository', summary: "List a repository's tags",
+      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      responses: { 200: { description: 'TagList', schema: { type: 'array', items: { $ref: 'Tag' } } } },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'read');
+        // Newest first (tagger date, or commit date for lightweight tags), then by name.
+        const all = await listRefs(r.gitDir, [TAGS], { sort: ['-refname', '-creatordate'] });
+        const page = all.slice(req.paging.offset, req.paging.offset + req.paging.limit).map((t) => t.ref);
+        const details = await readTags(r.gitDir, page);
+        const items = page.flatMap((ref) => (details.has(ref) ? [tagToApi(r.links, details.get(ref)!)] : []));
+        return deps.http.paged(req, items, all.length);
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoGetTag', tag: 'repository', summary: 'Get the tag of a repository by tag name',
+      scopes: ['repository'], params: TAG_PARAMS, responses: { 200: 'Tag', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'read');
+        return ok(tagToApi(r.links, await requireTag(r, req.params.tag)));
+      },
+    },
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/tags', operationId: 'repoCreateTag', tag: 'repository', summary: 'Create a new git tag in a repository',
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateTagOption', bodyRequired: true,
+      responses: { 201: 'Tag', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreateTagBody, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'write');
+        const { tag_name: name, message } = req.body;
+        assertValidRefName(name, 'tag');
+        if (message?.includes('\0')) throw ApiError.unprocessable('body.message: a tag message cannot contain NUL characters');
+        const target = req.body.target || r.resolved.repo.default_branch;
+        const commit = await notFoundAs(resolveCommit(r.gitDir, target, 'target'), `target not found [target: ${target}]`);
+        const ref = `${TAGS}${name}`;
+        if (await readRef(r.gitDir, ref)) throw ApiError.conflict(`tag already exists [name: ${name}]`);
+
+        let object = commit;
+        if (message && message.trim()) {
+          const row = (await users.rowOf(req.principal!))!;
+          const tagger = identPart(row.full_name) || row.name;
+          const email = row.keep_email_private ? `${row.lower_name}@${config.service.NO_REPLY_ADDRESS}` : identPart(row.email);
+          const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger} <${email}> ${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
+          object = await gitText(['mktag'], { gitDir: r.gitDir, input: body });
+        }
+        try {
+          await runGit(['update-ref', '-m', 'hearth: tag created through the API', '--', ref, object, ZERO_ID], { gitDir: r.gitDir });
+        } catch (err) {
+          if (err instanceof GitError) throw ApiError.conflict(`tag already exists or conflicts with an existing tag [name: ${name}]`);
+          throw err;
+        }
+        await repos.recordPush(r.resolved.repo, [{ ref, oldId: ZERO_ID, newId: object }], req.principal!.user);
+        return created(tagToApi(r.links, await requireTag(r, name)));
+      },
+    },
+    {
+      method: 'delete', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoDeleteTag', tag: 'repository', summary: "Delete a repository's tag by name",
+      scopes: ['repository'], auth: 'required', params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError', 409: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, Params>) => {
+        const r = await openRepo(deps, req, 'write');
+        const name = req.params.tag;
+        const ref = isValidRefName(name) ? await readRef(r.gitDir, `${TAGS}${name}`) : null;
+        if (!ref) throw ApiError.notFound(`tag doesn't exist: ${name}`);
+        try {
+          await runGit(['update-ref', '-m', 'hearth: tag deleted through the API', '-d', '--', ref.ref, ref.id], { gitDir: r.gitDir });
+        } catch (err) {
+          if (err instanceof GitError) throw ApiError.conflict(`the tag changed while it was being deleted; try again [name: ${name}]`);
+          throw err;
+        }
+        await repos.recordPush(r.resolved.repo, [{ ref: ref.ref, oldId: ref.id, newId: ZERO_ID }], req.principal!.user);
+        return noContent();
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/git/tags/{sha}', operationId: 'GetAnnotatedTag', tag: 'repository',
+      summary: 'Gets the tag object of an annotated tag (not lightweight tags)',
+      scopes: ['repository'],
+      params: { ...OWNER_REPO_PARAMS, properties: { ...(OWNER_REPO_PARAMS.properties as object), sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' } }, required: ['owner', 'repo', 'sha'] },
+      responses: { 200: 'AnnotatedTag', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; sha: string }>) => {
+        const r = await openRepo(deps, req, 'read');
+        const sha = req.params.sha;
+        if (!isObjectId(sha)) throw ApiError.unprocessable(`sha must be the id of an annotated tag object [sha: ${sha}]`);
+        const [info] = await batchCheck(r.gitDir, [sha]);
+        if (!info || info.type !== 'tag') throw ApiError.notFound(`annotated tag does not exist [sha: ${sha}]`);
+        const [raw, peeled] = await Promise.all([
+          runGit(['cat-file', 'tag', info.id], { gitDir: r.gitDir }),
+          batchCheck(r.gitDir, [`${info.id}^{commit}`]),
+        ]);
+        const tag = parseTag(raw.stdout.toString('utf8'));
+        const commit = peeled[0];
+        const object = commit
+          ? { sha: commit.id, type: 'commit', url: `${r.links.api}/git/commits/${commit.id}` }
+          : { sha: tag.object, type: tag.type, url: `${r.links.api}/git/${tag.type}s/${tag.object}` };
+        return ok({
+          tag: tag.tag,
+          sha: info.id,
+          url: `${r.links.api}/git/tags/${info.id}`,
+          message: tag.message,
+          tagger: tag.tagger,
+          object,
+          verification: unsignedVerification(),
+        });
+      },
+    },
+  ];
+}
