@@ -41,6 +41,7 @@ import { statusOperations } from './repos/status-routes';
 import { forkOperations } from './repos/fork-routes';
 import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
+import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
 import { pagedResponse } from './http/paging';
@@ -144,6 +145,7 @@ export class Hearth {
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
       r.root('/', smartHttpRouter({ repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }));
+      r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));

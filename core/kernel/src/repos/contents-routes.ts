@@ -1,7 +1,176 @@
-import type { ApiOperation } from '@hearth/plugin-api';
+import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
+import { branchCommit, readBlobs, resolveRef } from './contents-git';
+import { definitionJson, parseEditorConfig, propertiesFor } from './contents-editorconfig';
+import { languageStats } from './contents-languages';
+import { rawTarget, serveRaw } from './contents-raw';
+import { getContents, repoUrls } from './contents-read';
+import { assertValidTreePath } from './names';
+import { OWNER_REPO_PARAMS } from './repo-routes';
+import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
 
-/** Placeholder: filled in by the git hosting work. */
-export function contentsOperations(_deps: GitRouteDeps): ApiOperation[] {
-  return [];
+type RepoParams = { owner: string; repo: string };
+type FileParams = RepoParams & { filepath: string };
+type RefQuery = { ref?: string };
+
+const FILE_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(OWNER_REPO_PARAMS.properties as Record<string, JsonSchema>),
+    filepath: { type: 'string', maxLength: 4096, description: 'path of the file or directory in the repository' },
+  },
+  required: ['owner', 'repo', 'filepath'],
+};
+
+const REF_QUERY: JsonSchema = {
+  type: 'object',
+  properties: { ref: { type: 'string', maxLength: 255, description: "The name of the commit/branch/tag. Default the repository's default branch" } },
+};
+
+const RAW_RESPONSE = { description: 'the raw file content', contentType: 'application/octet-stream' };
+
+/**
+ * The contents API (section category: repository): reading files and directories at a ref,
+ * changing files through ONE commit path (`POST /contents` with ChangeFilesOptions; the
+ * single-file POST/PUT/DELETE are thin wrappers), raw and media downloads, language statistics
+ * and EditorConfig definitions. Everything needs the code unit.
+ */
+export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiOperation[] {
+  const maxBlobSize = () => config.api.DEFAULT_MAX_BLOB_SIZE;
+
+  const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read'), 'code');
+
+  const writable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write'), 'code');
+
+  const change = async (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput): Promise<FilesResponse> => {
+    const resolved = await writable(req);
+    const principal = req.principal!;
+    return changeFiles(
+      { repos, urls: repoUrls(config, resolved), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
+      resolved, principal.user, await users.rowOf(principal), input,
+    );
+  };
+
+  /** The options shared by the single-file calls, as ChangeFilesOptions minus `files`. */
+  const common = (body: Record<string, any>): Omit<ChangeFilesInput, 'files'> => ({
+    branch: body.branch, new_branch: body.new_branch, message: body.message, author: body.author, committer: body.committer,
+    dates: body.dates, signoff: body.signoff,
+  });
+
+  const single = (res: FilesResponse) => ({ content: res.files[0] ?? null, commit: res.commit, verification: res.verification });
+
+  const raw = async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
+    const resolved = await readable(req);
+    const target = await rawTarget(resolved, assertValidTreePath(req.params.filepath), req.query.ref);
+    return serveRaw(resolved, target, req.headers['if-none-match']);
+  };
+
+  return [
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', tag: 'repository',
+      summary: 'Gets the metadata of all the entries of the root dir',
+      scopes: ['repository'], params: OWNER_REPO_PARAMS, query: REF_QUERY,
+      responses: { 200: { description: 'ContentsListResponse', schema: { type: 'array', items: { $ref: 'ContentsResponse' } } }, 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, RefQuery, RepoParams>) => {
+        const resolved = await readable(req);
+        return ok(await getContents(resolved, repoUrls(config, resolved), maxBlobSize(), '', req.query.ref));
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoGetContents', tag: 'repository',
+      summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
+      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY,
+      responses: { 200: 'ContentsResponse', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
+        const resolved = await readable(req);
+        return ok(await getContents(resolved, repoUrls(config, resolved), maxBlobSize(), clientTreePath(req.params.filepath), req.query.ref));
+      },
+    },
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', tag: 'repository',
+      summary: 'Modify multiple files in a repository',
+      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'ChangeFilesOptions', bodyRequired: true,
+      responses: { 201: 'FilesResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<ChangeFilesInput, unknown, RepoParams>) => created(await change(req, req.body)),
+    },
+    {
+      method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoCreateFile', tag: 'repository',
+      summary: 'Create a file in a repository',
+      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'CreateFileOptions', bodyRequired: true,
+      responses: { 201: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
+        created(single(await change(req, { ...common(req.body), files: [{ operation: 'create', path: req.params.filepath, content: req.body.content }] }))),
+    },
+    {
+      method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoUpdateFile', tag: 'repository',
+      summary: 'Update a file in a repository',
+      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'UpdateFileOptions', bodyRequired: true,
+      responses: { 200: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
+        ok(single(await change(req, {
+          ...common(req.body),
+          files: [{ operation: 'update', path: req.params.filepath, content: req.body.content, sha: req.body.sha, from_path: req.body.from_path }],
+        }))),
+    },
+    {
+      method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoDeleteFile', tag: 'repository',
+      summary: 'Delete a file in a repository',
+      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'DeleteFileOptions', bodyRequired: true,
+      responses: { 200: 'FileDeleteResponse', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
+      handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) => {
+        try {
+          const res = await change(req, { ...common(req.body), files: [{ operation: 'delete', path: req.params.filepath, sha: req.body.sha }] });
+          return ok({ content: null, commit: res.commit, verification: res.verification });
+        } catch (err) {
+          // Gitea's DeleteFile answers its validation errors (sha mismatch, bad path, existing new branch) with 400.
+          if (isApiError(err) && err.status === 422) throw new ApiError(400, err.message, err.details, err.headers);
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath*}', operationId: 'repoGetRawFile', tag: 'repository',
+      summary: 'Get a file from a repository',
+      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      handler: raw,
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/media/{filepath*}', operationId: 'repoGetRawFileOrLFS', tag: 'repository',
+      summary: "Get a file or it's LFS object from a repository",
+      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      // Git LFS is not stored yet: media serves what git holds (a pointer file for an LFS-tracked path).
+      handler: raw,
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', tag: 'repository',
+      summary: 'Get languages and number of bytes of code written',
+      scopes: ['repository'], params: OWNER_REPO_PARAMS,
+      responses: { 200: { description: 'LanguageStatistics', schema: { type: 'object', additionalProperties: { type: 'integer', format: 'int64' } } }, 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
+        const resolved = await readable(req);
+        const head = await branchCommit(resolved.gitDir, resolved.repo.default_branch);
+        return ok(head ? await languageStats(resolved.gitDir, head) : {});
+      },
+    },
+    {
+      method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath*}', operationId: 'repoGetEditorConfig', tag: 'repository',
+      summary: 'Get the EditorConfig definitions of a file in a repository',
+      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY,
+      responses: { 200: { description: 'the EditorConfig definitions that apply to the file', schema: { type: 'object', additionalProperties: true } }, 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
+        const resolved = await readable(req);
+        const path = assertValidTreePath(req.params.filepath);
+        const refName = req.query.ref?.trim() || resolved.repo.default_branch;
+        const ref = await resolveRef(resolved.gitDir, refName);
+        if (!ref) throw ApiError.notFound(req.query.ref ? `no commit found for the ref [ref: ${refName}]` : 'the repository is empty');
+        const expr = `${ref.commit}:.editorconfig`;
+        const file = (await readBlobs(resolved.gitDir, [expr])).get(expr);
+        if (!file) throw ApiError.notFound('the repository has no .editorconfig');
+        return ok(definitionJson(propertiesFor(parseEditorConfig(file.toString('utf8')), path)));
+      },
+    },
+  ];
 }

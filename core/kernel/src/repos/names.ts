@@ -36,14 +36,24 @@ export function isObjectId(value: string): boolean {
   return /^[0-9a-f]{4,64}$/i.test(value);
 }
 
+/** Characters HFS+ ignores in names (git's protectHFS list), so `.g\u200cit` is `.git` on a Mac. */
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** A segment some checkout would take for the `.git` directory: any case, trailing dots or spaces (NTFS), its 8.3 name, HFS-ignorable characters. */
+export function isGitDirName(segment: string): boolean {
+  const s = segment.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+  return s === '.git' || s === 'git~1';
+}
+
 /**
  * A path inside a repository: relative, no '.' or '..' segments, no empty segments, no control
- * characters, and nothing git would take specially (a leading ':' is pathspec magic).
+ * characters, no segment any clone could take for `.git`, and nothing git would take specially
+ * (a leading ':' is pathspec magic).
  */
 export function assertValidTreePath(path: string): string {
   const clean = path.replace(/^\/+|\/+$/g, '');
   const segments = clean.split('/');
-  if (!clean || segments.some((s) => s === '' || s === '.' || s === '..' || s === '.git') || /[\x00-\x1f\x7f]/.test(clean) || clean.startsWith(':')) {
+  if (!clean || segments.some((s) => s === '' || s === '.' || s === '..' || isGitDirName(s)) || /[\x00-\x1f\x7f]/.test(clean) || clean.startsWith(':')) {
     throw ApiError.unprocessable(`invalid file path [path: ${path}]`);
   }
   return clean;
