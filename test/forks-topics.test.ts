@@ -106,3 +106,35 @@ describe('topics', () => {
     expect((await server.api('GET', '/topics/search?q=secret')).body.topics).toEqual([]);
   });
 });
+
+describe('generating from a template repository', () => {
+  beforeAll(async () => {
+    await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'starter', auto_init: true, template: true, gitignores: 'Node' } });
+    await server.api('PUT', '/repos/alice/starter/topics', { token: aliceToken, body: { topics: ['starter-kit'] } });
+  });
+
+  test('git content becomes one fresh commit of the same tree; topics are copied', async () => {
+    const res = await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'my-app', git_content: true, topics: true, private: true } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ full_name: 'bob/my-app', private: true, empty: false, default_branch: 'main' });
+    const url = cloneUrl(server.url, 'bob/my-app.git', 'bob', bobToken);
+    expect((await sandbox.git(['clone', '-q', url, 'generated'])).status).toBe(0);
+    const dir = path.join(sandbox.dir, 'generated');
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8')).toContain('# ---> Node');
+    const log = (await sandbox.git(['log', '--format=%an|%s|%P'], dir)).stdout.trim().split('\n');
+    expect(log).toEqual(['bob|Initial commit|']); // one commit, no parent: no shared history
+    const templateTree = (await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/starter.git')])).stdout;
+    expect(templateTree).toMatch(/refs\/heads\/main/);
+    expect((await server.api('GET', '/repos/bob/my-app/topics', { token: bobToken })).body).toEqual({ topics: ['starter-kit'] });
+    const refs = (await sandbox.git(['for-each-ref', '--format=%(refname)'], path.join(server.dataDir, 'repositories', 'bob', 'my-app.git'))).stdout.trim();
+    expect(refs).toBe('refs/heads/main');
+  });
+
+  test('not a template, nothing chosen, someone else as owner, or a taken name are refused', async () => {
+    expect((await server.api('POST', '/repos/alice/origin-repo/generate', { token: bobToken, body: { owner: 'bob', name: 'x', git_content: true } })).status).toBe(404);
+    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'x' } })).status).toBe(422);
+    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'alice', name: 'x', git_content: true } })).status).toBe(403);
+    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'my-app', git_content: true } })).status).toBe(409);
+    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'nobody-x', name: 'x', git_content: true } })).status).toBe(404);
+  });
+});

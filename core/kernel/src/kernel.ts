@@ -41,6 +41,7 @@ import { statusOperations } from './repos/status-routes';
 import { forkOperations } from './repos/fork-routes';
 import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
+import { generateOperations } from './repos/generate-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -140,7 +141,7 @@ export class Hearth {
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
       const repoDeps = { ...deps, repos: this.repos, templates };
-      [...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps), ...transferOperations(repoDeps)].forEach((op) => r.api(op));
+      [...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps), ...transferOperations(repoDeps), ...generateOperations(repoDeps)].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
