@@ -151,6 +151,18 @@ describe('smart HTTP with the git client', () => {
     expect((await server.api('GET', '/repos/alice/pushed', { token: aliceToken })).body.default_branch).toBe('develop');
   });
 
+  test('pushes and creation appear in the activity data (Gitea action rows with the pushed commits)', async () => {
+    const repo = (await server.api('GET', '/repos/alice/pushed', { token: aliceToken })).body;
+    const rows = await server.kernel.db('activities').where('repo_id', repo.id).orderBy('id').select('op_type', 'ref_name', 'content', 'act_user_id');
+    expect(rows.map((r: { op_type: number; ref_name: string }) => [r.op_type, r.ref_name])).toEqual([
+      [1, ''], [5, 'refs/heads/develop'], [5, 'refs/heads/main'],
+    ]);
+    const develop = JSON.parse(rows[1].content);
+    expect(develop).toMatchObject({ Len: 1, HeadCommit: { Message: 'edit a.txt', AuthorName: 'Tester', AuthorEmail: 'tester@example.com' } });
+    expect(develop.Commits).toHaveLength(1);
+    expect(rows[1].act_user_id).toBe(alice.id);
+  });
+
   test('fetch over protocol v0 and v2, with and without .git', async () => {
     for (const [version, suffix] of [['0', '.git'], ['2', ''], ['2', '.git'], ['0', '']]) {
       const res = await sandbox.git(['-c', `protocol.version=${version}`, 'clone', '-q', cloneUrl(server.url, `alice/pushed${suffix}`), `v${version}${suffix}`]);

@@ -42,6 +42,7 @@ import { forkOperations } from './repos/fork-routes';
 import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
+import { recordActivity } from './repos/activity';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -110,6 +111,7 @@ export class Hearth {
     this.users = new UserService(db, this.hooks, config, credentials);
     this.tokens = new TokenService(db, credentials);
     this.repos = new RepoService(db, this.hooks, config, this.users);
+    recordActivity(this.hooks, db, this.repos);
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
   }

@@ -167,4 +167,25 @@ export const coreMigrations: PluginMigration[] = [
       });
     },
   },
+  {
+    name: '0005_activities',
+    async up(db: Knex) {
+      // Gitea's `action` rows: what the activity feeds show (served by the feeds feature).
+      await db.schema.createTable('activities', (t) => {
+        t.increments('id').primary();
+        t.integer('op_type').notNullable();
+        t.integer('act_user_id').notNullable();
+        t.integer('repo_id').notNullable();
+        t.string('ref_name', 255).notNullable().defaultTo('');
+        t.boolean('is_private').notNullable().defaultTo(false);
+        t.text('content').notNullable();
+        t.bigInteger('created_unix').notNullable();
+        t.index(['repo_id', 'created_unix']);
+        t.index(['act_user_id', 'created_unix']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('activities');
+    },
+  },
 ];

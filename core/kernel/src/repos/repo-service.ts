@@ -266,6 +266,7 @@ export class RepoService {
       await trx('repo_topics').where('repo_id', repo.id).delete();
       await trx('repo_transfers').where('repo_id', repo.id).delete();
       await deleteCommitStatuses(trx, [repo.id]);
+      await trx('activities').where('repo_id', repo.id).delete();
       await trx('repositories').where('id', repo.id).delete();
     });
     fs.rmSync(resolved.gitDir, { recursive: true, force: true });
@@ -427,6 +428,7 @@ export class RepoService {
       await trx('repo_topics').whereIn('repo_id', ids).delete();
       await trx('repo_transfers').whereIn('repo_id', ids).delete();
       await deleteCommitStatuses(trx, ids);
+      await trx('activities').whereIn('repo_id', ids).delete();
       await trx('repositories').whereIn('id', ids).delete();
       this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);
     });
