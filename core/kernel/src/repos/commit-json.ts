@@ -3,7 +3,8 @@ import type { HearthConfig } from '../config/types';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { runGit } from './git';
-import { GO_ZERO_TIME, LOG_CONFIG, goDate, type RepoLinks } from './git-data-git';
+import { GO_ZERO_TIME } from '../users/models';
+import { LOG_CONFIG, goDate, type RepoLinks } from './git-data-git';
 
 /**
  * Commits read from git and rendered as Gitea JSON (`Commit`, `PayloadCommit`). Reading is

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { GO_ZERO_TIME } from '../users/models';
 import { ApiError, type UserInfo } from '@hearth/plugin-api';
 import type { UserRow } from '../users/models';
 import { ZERO_ID } from './git';
-import {
-  branchCommit, casUpdateRef, entriesOf, git, hasNoBranches, lookupPaths, withLock, writeBlob, type PathInfo, type TreeEntry,
-} from './contents-git';
+import { casUpdateRef, entriesOf, git, hasNoBranches, lookupPaths, withLock, writeBlob, type PathInfo, type TreeEntry } from './contents-git';
+import { branchCommit } from './revisions';
 import { describe, type ContentsResponse, type RepoUrls } from './contents-read';
 import { assertValidRefName, assertValidTreePath } from './names';
 import type { RepoService, ResolvedRepo } from './repo-service';
@@ -73,8 +73,6 @@ export function clientTreePath(raw: string): string {
   return assertValidTreePath(raw);
 }
 
-/** Go's zero time, which Gitea leaves in `created` of parents and tree. */
-const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -257,9 +255,9 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
       html_url: `${urls.html}/commit/${commit}`,
       author: stamp(author, authorDate),
       committer: stamp(committer, committerDate),
-      parents: parent ? [{ url: `${urls.api}/git/commits/${parent}`, sha: parent, created: ZERO_TIME }] : [],
+      parents: parent ? [{ url: `${urls.api}/git/commits/${parent}`, sha: parent, created: GO_ZERO_TIME }] : [],
       message,
-      tree: { url: `${urls.api}/git/trees/${tree}`, sha: tree, created: ZERO_TIME },
+      tree: { url: `${urls.api}/git/trees/${tree}`, sha: tree, created: GO_ZERO_TIME },
     },
     verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
   };

@@ -1,6 +1,6 @@
 import { ApiError } from '@hearth/plugin-api';
 import { GitError, ZERO_ID, runGit, spawnGit, type GitOptions, type GitResult } from './git';
-import { isObjectId, isValidRefName } from './names';
+import { KeyedQueue } from '../db/retry';
 
 /**
  * Git plumbing for the contents API: resolving refs, reading tree entries and blobs in batches,
@@ -15,55 +15,6 @@ export function git(gitDir: string, args: string[], options: Omit<GitOptions, 'g
 }
 
 // --- refs -------------------------------------------------------------------------------------------
-
-export type RefType = 'branch' | 'tag' | 'commit';
-
-export interface ResolvedRef {
-  /** The full commit id. */
-  commit: string;
-  refType: RefType;
-  /** The branch or tag name, or the full commit id for a commit (as Gitea puts it in URLs). */
-  name: string;
-}
-
-/**
- * A branch, tag or commit id (full or at least 4 hex digits), in Gitea's order: branch first,
- * then tag, then commit. `refs/heads/x` and `refs/tags/x` are accepted too. Anything that is
- * neither a valid ref name nor an object id never reaches git. Null when nothing matches.
- */
-export async function resolveRef(gitDir: string, ref: string): Promise<ResolvedRef | null> {
-  const candidates: Array<{ expr: string; refType: RefType; name: string }> = [];
-  if (ref.startsWith('refs/heads/') && isValidRefName(ref)) candidates.push({ expr: ref, refType: 'branch', name: ref.slice(11) });
-  else if (ref.startsWith('refs/tags/') && isValidRefName(ref)) candidates.push({ expr: ref, refType: 'tag', name: ref.slice(10) });
-  else if (isValidRefName(ref)) {
-    candidates.push({ expr: `refs/heads/${ref}`, refType: 'branch', name: ref });
-    candidates.push({ expr: `refs/tags/${ref}`, refType: 'tag', name: ref });
-  }
-  if (isObjectId(ref)) candidates.push({ expr: ref.toLowerCase(), refType: 'commit', name: '' });
-  if (candidates.length === 0) return null;
-  const ids = await peelCommits(gitDir, candidates.map((c) => c.expr));
-  for (let i = 0; i < candidates.length; i++) {
-    const id = ids[i];
-    if (id) return { commit: id, refType: candidates[i].refType, name: candidates[i].refType === 'commit' ? id : candidates[i].name };
-  }
-  return null;
-}
-
-/** The current commit of a branch, or null. */
-export async function branchCommit(gitDir: string, branch: string): Promise<string | null> {
-  if (!isValidRefName(branch)) return null;
-  return (await peelCommits(gitDir, [`refs/heads/${branch}`]))[0];
-}
-
-/** Commit ids of validated revision expressions (one cat-file process), null where none. */
-async function peelCommits(gitDir: string, exprs: string[]): Promise<Array<string | null>> {
-  const input = exprs.map((e) => `${e}^{commit}\n`).join('');
-  const out = (await git(gitDir, ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input })).stdout.toString('utf8');
-  return out.split('\n').slice(0, exprs.length).map((line) => {
-    const [id, type] = line.split(' ');
-    return type === 'commit' && /^[0-9a-f]{40,64}$/.test(id) ? id : null;
-  });
-}
 
 /** Whether the repository has no branch at all (an empty repository). */
 export async function hasNoBranches(gitDir: string): Promise<boolean> {
@@ -270,24 +221,13 @@ export async function casUpdateRef(gitDir: string, ref: string, newId: string, o
   }
 }
 
-const locks = new Map<string, Promise<void>>();
+const writers = new KeyedQueue();
 
 /**
  * Run `fn` after every earlier `fn` for the same key finished (in-process writers of one
  * repository take turns, so concurrent API commits apply in order rather than racing to the
  * compare-and-swap; pushes and other processes are still caught by it).
  */
-export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(key) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((resolve) => (release = resolve));
-  const tail = previous.then(() => mine);
-  locks.set(key, tail);
-  await previous;
-  try {
-    return await fn();
-  } finally {
-    release();
-    if (locks.get(key) === tail) locks.delete(key);
-  }
+export function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  return writers.run(key, fn);
 }

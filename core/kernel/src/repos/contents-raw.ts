@@ -1,5 +1,6 @@
 import { ApiError, raw, stream, type ApiResponse } from '@hearth/plugin-api';
-import { entryAt, git, resolveRef, type ResolvedRef } from './contents-git';
+import { entryAt, git } from './contents-git';
+import { resolveRef, type ResolvedRef } from './revisions';
 import { spawnGit } from './git';
 import { isValidRefName } from './names';
 import type { ResolvedRepo } from './repo-service';

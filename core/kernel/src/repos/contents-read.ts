@@ -1,6 +1,7 @@
 import { ApiError } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
-import { entryAt, lastCommitOf, lastCommitsIn, listTree, readBlobs, resolveRef, type ResolvedRef, type TreeEntry } from './contents-git';
+import { entryAt, lastCommitOf, lastCommitsIn, listTree, readBlobs, type TreeEntry } from './contents-git';
+import { resolveRef, type ResolvedRef } from './revisions';
 import type { ResolvedRepo } from './repo-service';
 
 /** Gitea's ContentsResponse. */

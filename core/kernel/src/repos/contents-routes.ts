@@ -1,6 +1,7 @@
 import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
-import { branchCommit, readBlobs, resolveRef } from './contents-git';
+import { readBlobs } from './contents-git';
+import { branchCommit, resolveRef } from './revisions';
 import { definitionJson, parseEditorConfig, propertiesFor } from './contents-editorconfig';
 import { languageStats } from './contents-languages';
 import { rawTarget, serveRaw } from './contents-raw';

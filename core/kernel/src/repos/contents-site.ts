@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { ApiError, type Principal } from '@hearth/plugin-api';
 import { grants } from '../auth/scopes';
 import { send } from '../http/operations';
-import { resolveRef } from './contents-git';
+import { resolveRef } from './revisions';
 import { rawTarget, refPrefixTarget, serveRaw } from './contents-raw';
 import { assertValidTreePath } from './names';
 import type { RepoService } from './repo-service';

@@ -1,7 +1,8 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import { ZERO_ID, GitError, runGit } from './git';
 import { readCommits, toPayloadCommits } from './commit-json';
-import { listRefs, notFoundAs, openRepo, readRef, resolveCommit, type GitDataRepo, type RefInfo } from './git-data-git';
+import { listRefs, openRepo, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
+import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { GitRouteDeps } from './route-deps';

@@ -1,7 +1,8 @@
 import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { gitText, runGit } from './git';
 import { COMMIT_OPTION_QUERY, commitOptionsOf, logCommits, toApiCommits } from './commit-json';
-import { batchCheck, openRepo, readRef, resolveCommit } from './git-data-git';
+import { openRepo, readRef } from './git-data-git';
+import { batchCheck, resolveCommit } from './revisions';
 import { assertValidTreePath } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { GitRouteDeps } from './route-deps';

@@ -1,6 +1,5 @@
 import { ApiError, isApiError, type ApiRequest } from '@hearth/plugin-api';
 import { runGit } from './git';
-import { isObjectId, isValidRefName } from './names';
 import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
 
@@ -10,64 +9,6 @@ import type { GitRouteDeps } from './route-deps';
  * the URLs of a repository's API and web pages. Every name reaching git here was validated
  * first (see names.ts); names travel on stdin or behind full `refs/…` prefixes, never as options.
  */
-
-export interface ObjectInfo {
-  id: string;
-  type: string;
-  size: number;
-}
-
-const OBJECT_LINE = /^([0-9a-f]{40}|[0-9a-f]{64}) (\w+) (\d+)$/;
-
-/**
- * Ask git about several object names in one process. An answer is null when git did not find
- * the name or found it ambiguous. Names must not contain whitespace (validated ref names and
- * object ids never do), so one line is one name.
- */
-export async function batchCheck(gitDir: string, names: string[]): Promise<(ObjectInfo | null)[]> {
-  if (names.length === 0) return [];
-  const { stdout } = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], {
-    gitDir,
-    input: names.map((n) => `${n}\n`).join(''),
-  });
-  const lines = stdout.toString('utf8').split('\n');
-  return names.map((_name, i) => {
-    const m = OBJECT_LINE.exec(lines[i] ?? '');
-    return m ? { id: m[1], type: m[2], size: Number(m[3]) } : null;
-  });
-}
-
-/** A branch, tag, full ref name or object id a client sent; anything else is 422 before git sees it. */
-export function assertRevision(rev: string, what: string): void {
-  if (!rev || (!isValidRefName(rev) && !isObjectId(rev))) throw ApiError.unprocessable(`no valid ref or sha [${what}: ${rev}]`);
-}
-
-/**
- * Resolve a client's revision to the id of the commit (or tree) it names: a branch first, then a
- * tag, then whatever git makes of it (a complete or abbreviated object id, a full ref name), as
- * Gitea does. Invalid names are 422; names git cannot find are 404.
- */
-export async function resolveRevision(gitDir: string, rev: string, peel: 'commit' | 'tree', what: string): Promise<string> {
-  assertRevision(rev, what);
-  const answers = await batchCheck(gitDir, [`refs/heads/${rev}^{${peel}}`, `refs/tags/${rev}^{${peel}}`, `${rev}^{${peel}}`]);
-  const hit = answers.find((a) => a !== null);
-  if (!hit) throw ApiError.notFound(`${peel === 'commit' ? 'commit' : 'tree'} does not exist [${what}: ${rev}]`);
-  return hit.id;
-}
-
-/** Await `work`, replacing a 404 with one carrying `message` (other errors pass through). */
-export async function notFoundAs<T>(work: Promise<T>, message: string): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (isApiError(err) && err.status === 404) throw ApiError.notFound(message);
-    throw err;
-  }
-}
-
-export function resolveCommit(gitDir: string, rev: string, what = 'sha'): Promise<string> {
-  return resolveRevision(gitDir, rev, 'commit', what);
-}
 
 export interface RefInfo {
   ref: string;
@@ -138,13 +79,6 @@ export function goDate(iso: string): string {
   return iso.replace(/[+-]00:00$/, 'Z');
 }
 
-/** A Unix time and `+hhmm` zone (as in raw commit and tag headers) in UTC, RFC 3339. */
-export function unixToUtc(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** The zero time Gitea prints for unset times. */
-export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Options for git commands whose output must not depend on the operator's personal git config. */
 export const LOG_CONFIG = ['-c', 'log.showSignature=false', '-c', 'log.follow=false', '-c', 'log.mailmap=false', '-c', 'diff.relative=false'];

@@ -2,9 +2,9 @@ import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, t
 import { nowUnix } from '../users/models';
 import { ZERO_ID, GitError, gitText, runGit } from './git';
 import { unsignedVerification } from './commit-json';
-import {
-  batchCheck, escapeSegments, goDate, listRefs, notFoundAs, openRepo, readRef, resolveCommit, unixToUtc, type GitDataRepo, type RepoLinks,
-} from './git-data-git';
+import { unixToIso } from '../users/models';
+import { escapeSegments, goDate, listRefs, openRepo, readRef, type GitDataRepo, type RepoLinks } from './git-data-git';
+import { batchCheck, notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isObjectId, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { GitRouteDeps } from './route-deps';
@@ -106,7 +106,7 @@ function parseTag(raw: string): RawTag {
     else if (key === 'tag') tag.tag = value;
     else if (key === 'tagger') {
       const m = /^(.*?) ?<([^>]*)> (\d+) ([+-]\d{4})$/.exec(value);
-      if (m) tag.tagger = { name: m[1], email: m[2], date: unixToUtc(Number(m[3])) };
+      if (m) tag.tagger = { name: m[1], email: m[2], date: unixToIso(Number(m[3])) };
     }
   }
   for (const start of SIGNATURE_STARTS) {

@@ -8,7 +8,7 @@ import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import type { UserService } from '../users/user-service';
-import { UserRow, nowUnix, unixToIso } from '../users/models';
+import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
 import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
@@ -398,7 +398,7 @@ export class RepoService {
       avatar_url: '',
       internal: false,
       mirror_interval: '',
-      mirror_updated: '0001-01-01T00:00:00Z',
+      mirror_updated: GO_ZERO_TIME,
       repo_transfer: repo.status === REPO_STATUS.pendingTransfer ? await this.pendingTransferJson(repo.id, viewer) : null,
     };
   }

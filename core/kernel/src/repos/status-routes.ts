@@ -5,7 +5,8 @@ import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
 import { ArchiveCache, contentDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
-import { COMPLETE_ID, requireCompleteCommit, resolveCommit } from './status-git';
+import { COMPLETE_ID, requireCompleteCommit } from './status-git';
+import { resolveCommit } from './revisions';
 import { CommitStatusStore, type CommitStatusRow, type StatusSort, type StatusState } from './status-store';
 
 type RepoParams = { owner: string; repo: string };
@@ -114,7 +115,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
       scopes: ['repository'], params: REF_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { ref: string }>) => {
         const resolved = await readable(req);
-        return listStatuses(req, resolved, await resolveCommit(resolved.gitDir, req.params.ref));
+        return listStatuses(req, resolved, await resolveCommit(resolved.gitDir, req.params.ref, 'ref'));
       },
     },
     {
@@ -123,7 +124,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
       scopes: ['repository'], params: REF_PARAMS, paged: true, responses: { 200: 'CombinedStatus', 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams & { ref: string }>) => {
         const resolved = await readable(req);
-        const sha = await resolveCommit(resolved.gitDir, req.params.ref);
+        const sha = await resolveCommit(resolved.gitDir, req.params.ref, 'ref');
         const { rows, total, state } = await store.latest(resolved.repo.id, sha, req.paging);
         const page = http.paged(req, [], total);
         // `state` is the worst of the latest status of every context (error > failure > warning >
@@ -161,7 +162,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
         // A complete commit id whose archive is cached is served without running git at all.
         const lowered = ref.toLowerCase();
         const cached = COMPLETE_ID.test(lowered) ? archives.existing(repo, lowered, format) : null;
-        const commit = cached ? lowered : await resolveCommit(resolved.gitDir, ref);
+        const commit = cached ? lowered : await resolveCommit(resolved.gitDir, ref, 'ref');
         const file = cached ?? (await archives.ensure(repo, resolved.gitDir, commit, format));
         const filename = `${resolved.repo.name}-${ref.replace(/\//g, '-')}.${format}`;
         return serveFile(req, file, {

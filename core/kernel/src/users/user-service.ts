@@ -5,7 +5,7 @@ import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { hashPassword, verifyPassword } from '../auth/password';
 import { assertValidEmail, assertValidUserName } from './names';
-import { UserEmailRow, UserRow, VISIBILITY_NAMES, nowUnix, unixToIso } from './models';
+import { GO_ZERO_TIME, UserEmailRow, UserRow, VISIBILITY_NAMES, nowUnix, unixToIso } from './models';
 
 export interface CreateUserInput {
   name: string;
@@ -42,8 +42,6 @@ export interface EditUserInput {
   visibility?: Visibility;
 }
 
-/** Go's zero time, which Gitea prints for fields a viewer may not see. */
-const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Users and their email addresses: the one place that writes those tables and fires the user hooks. */
 export class UserService {
@@ -127,7 +125,7 @@ export class UserService {
       avatar_url: this.avatarUrl(row.email),
       language: authed ? row.language : '',
       is_admin: authed ? row.is_admin : false,
-      last_login: authed && row.last_login_unix ? unixToIso(row.last_login_unix) : ZERO_TIME,
+      last_login: authed && row.last_login_unix ? unixToIso(row.last_login_unix) : GO_ZERO_TIME,
       created: unixToIso(row.created_unix),
       restricted: row.is_restricted,
       active: authed ? row.is_active : false,
