@@ -21,9 +21,7 @@ const RUNS = 3;
 const IDLE_MS = 2000;
 const THROUGHPUT = { connections: 32, warmup: 1, duration: 5 };
 const TARGETS = { readySeconds: 1.5, idleRssMb: 120, throughputRatio: 0.6 };
-const ADMIN = { username: 'bench', password: 'bench-password-1', email: 'bench@example.com' };
 
-const HEARTH_CLI = path.join(lib.REPO_ROOT, 'core/kernel/dist/cli.js');
 const BASELINE = path.join(__dirname, 'baseline-express.js');
 
 /**
@@ -46,37 +44,16 @@ async function startRepeatedly(count, tempDirs, servers, specFor) {
 }
 
 async function run() {
-  if (!fs.existsSync(HEARTH_CLI)) throw new Error(`${HEARTH_CLI} is missing: run "npx tsc -b" first (npm run bench does)`);
   // misc is named explicitly as the brief asks; the listing picks up any plugin added later.
   const plugins = [...new Set(['misc', ...lib.shippedPlugins()])];
   const tempDirs = [];
   const servers = [];
   try {
     // --- Hearth: 3 first starts, each on its own fresh data dir; the last one stays up. ---
-    const { runs: hearthRuns, server: hearth } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) => ({
-      name: 'hearth',
-      args: [HEARTH_CLI, 'start'],
-      env: lib.cleanEnv({
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_HTTP_ADDR: '127.0.0.1',
-        PORT: '0',
-        HEARTH_ADMIN_USERNAME: ADMIN.username,
-        HEARTH_ADMIN_PASSWORD: ADMIN.password,
-        HEARTH_ADMIN_EMAIL: ADMIN.email,
-        ...lib.pluginEnv(plugins),
-      }),
-      readyPath: '/api/healthz',
-    }));
+    const { runs: hearthRuns, server: hearth } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) => lib.hearthSpec(dataDir, plugins));
 
     // --- A token and the two bodies the baseline must reproduce. ---
-    const basic = 'Basic ' + Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64');
-    const created = await lib.request(`${hearth.url}/api/v1/users/${ADMIN.username}/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic },
-      body: { name: 'bench', scopes: ['read:user'] },
-    });
-    if (created.status !== 201) throw new Error(`creating a token answered ${created.status}: ${created.body}`);
-    const tokenHeaders = { authorization: `token ${JSON.parse(created.body).sha1}` };
+    const tokenHeaders = { authorization: `token ${await lib.hearthToken(hearth, ['read:user'])}` };
     const versionRes = await lib.request(`${hearth.url}/api/v1/version`);
     const userRes = await lib.request(`${hearth.url}/api/v1/user`, { headers: tokenHeaders });
     if (versionRes.status !== 200 || userRes.status !== 200) {

@@ -222,7 +222,45 @@ function table(rows) {
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
+/** The Hearth CLI the benchmarks start, and the site admin they create on first start. */
+const HEARTH_CLI = path.join(REPO_ROOT, 'core/kernel/dist/cli.js');
+const HEARTH_ADMIN = { username: 'bench', password: 'bench-password-1', email: 'bench@example.com' };
+
+/** startServer options for Hearth on a fresh data dir, loopback only, with `plugins` enabled (add logFile). */
+function hearthSpec(dataDir, plugins) {
+  if (!fs.existsSync(HEARTH_CLI)) throw new Error(`${HEARTH_CLI} is missing: run "npx tsc -b" first (npm run bench does)`);
+  return {
+    name: 'hearth',
+    args: [HEARTH_CLI, 'start'],
+    env: cleanEnv({
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_HTTP_ADDR: '127.0.0.1',
+      PORT: '0',
+      HEARTH_ADMIN_USERNAME: HEARTH_ADMIN.username,
+      HEARTH_ADMIN_PASSWORD: HEARTH_ADMIN.password,
+      HEARTH_ADMIN_EMAIL: HEARTH_ADMIN.email,
+      ...pluginEnv(plugins),
+    }),
+    readyPath: '/api/healthz',
+  };
+}
+
+/** A token of the bench admin with `scopes`, minted over basic auth as a client would. */
+async function hearthToken(server, scopes) {
+  const basic = 'Basic ' + Buffer.from(`${HEARTH_ADMIN.username}:${HEARTH_ADMIN.password}`).toString('base64');
+  const created = await request(`${server.url}/api/v1/users/${HEARTH_ADMIN.username}/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic },
+    body: { name: `bench-${scopes.join('-')}`, scopes },
+  });
+  if (created.status !== 201) throw new Error(`creating a token answered ${created.status}: ${created.body}`);
+  return JSON.parse(created.body).sha1;
+}
+
 module.exports = {
+  HEARTH_ADMIN,
+  hearthSpec,
+  hearthToken,
   REPO_ROOT,
   sleep,
   makeTempDir,

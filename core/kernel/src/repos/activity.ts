@@ -48,14 +48,16 @@ export function recordActivity(hooks: KernelHooks, db: Knex, repos: RepoService)
 }
 
 async function pushCommits(gitDir: string, oldId: string, newId: string): Promise<Record<string, unknown>> {
+  // A new branch lists only its newest commits, as Gitea does: counting its whole history would
+  // make every new-branch push pay for the repository's size.
   const range = oldId === ZERO_ID ? [newId] : [`${oldId}..${newId}`];
   const [count, log] = await Promise.all([
-    gitText(['rev-list', '--count', ...range], { gitDir }),
+    oldId === ZERO_ID ? Promise.resolve('') : gitText(['rev-list', '--count', '--use-bitmap-index', ...range], { gitDir }),
     gitText(['log', `--max-count=${FEED_MAX_COMMITS}`, '--format=%H%x00%s%x00%an%x00%ae%x00%cI%x1e', ...range], { gitDir }),
   ]);
   const commits = log.split('\x1e').map((l) => l.trim()).filter(Boolean).map((l) => {
     const [sha, message, authorName, authorEmail, timestamp] = l.split('\x00');
     return { Sha1: sha, Message: message, AuthorName: authorName, AuthorEmail: authorEmail, Timestamp: timestamp };
   });
-  return { Commits: commits, HeadCommit: commits[0] ?? null, CompareURL: oldId === ZERO_ID ? '' : `${oldId}...${newId}`, Len: Number(count) };
+  return { Commits: commits, HeadCommit: commits[0] ?? null, CompareURL: oldId === ZERO_ID ? '' : `${oldId}...${newId}`, Len: count ? Number(count) : commits.length };
 }

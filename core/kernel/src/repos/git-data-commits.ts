@@ -72,7 +72,8 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
         const env = path ? { GIT_LITERAL_PATHSPECS: '1' } : undefined;
         const { offset, limit, page } = req.paging;
         const [count, commits] = await Promise.all([
-          gitText(['rev-list', '--count', ...range], { gitDir: r.gitDir, env }),
+          // Bitmaps count a long history in milliseconds (git ignores them with a path filter).
+          gitText(['rev-list', '--count', ...(path ? [] : ['--use-bitmap-index']), ...range], { gitDir: r.gitDir, env }),
           logCommits(r.gitDir, [`--skip=${offset}`, `--max-count=${limit}`, ...range], { env }),
         ]);
         const total = Number(count);

@@ -8,7 +8,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { ApiError, isApiError, type Logger, type Principal, type RefUpdate } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { grants } from '../auth/scopes';
-import { spawnGit } from './git';
+import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
 
 const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
@@ -40,8 +40,15 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
     res.set({ 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE });
     const protocol = gitProtocol(req);
     if (!protocol.includes('version=2')) res.write(pktLine(`# service=${service}\n`) + '0000');
-    const child = spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', target.gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
-    await streamChild(child, null, res, deps.log);
+    const advertise = () => spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', target.gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
+    if (service === 'git-upload-pack' && protocol.includes('version=2')) {
+      // A v2 advertisement lists capabilities only (no refs): the same for every repository (all are
+      // SHA-1, created by Hearth), so
+      // it is produced once per process instead of spawning git on every fetch.
+      res.end(await capabilitiesV2(target.gitDir, protocol));
+      return;
+    }
+    await streamChild(advertise(), null, res, deps.log);
   });
 
   for (const service of Object.keys(SERVICES) as Service[]) {
@@ -68,6 +75,18 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
     });
   }
   return router;
+}
+
+const v2Capabilities = new Map<string, Promise<Buffer>>();
+
+function capabilitiesV2(gitDir: string, protocol: string): Promise<Buffer> {
+  let cached = v2Capabilities.get(protocol);
+  if (!cached) {
+    cached = runGit(['upload-pack', '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }).then((r) => r.stdout);
+    cached.catch(() => v2Capabilities.delete(protocol));
+    v2Capabilities.set(protocol, cached);
+  }
+  return cached;
 }
 
 const NO_CACHE = { 'Cache-Control': 'no-cache, max-age=0, must-revalidate', Expires: 'Fri, 01 Jan 1980 00:00:00 GMT', Pragma: 'no-cache' };
