@@ -119,6 +119,7 @@ test('migrate is idempotent; plugins lists what loads; doctor checks git, databa
   const first = hearth(['migrate']);
   expect(first.status).toBe(0);
   expect(first.stdout).toContain('migrations are up to date');
+  expect(first.stdout).toContain('hooks refreshed in 0 repositories');
   expect(first.stderr).toContain('0001_users_emails_tokens');
   const again = hearth(['migrate']);
   expect(again.status).toBe(0);

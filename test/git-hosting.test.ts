@@ -182,6 +182,21 @@ describe('smart HTTP with the git client', () => {
     expect((await server.kernel.db('repo_branches').where('repo_id', repo.id).select('name')).map((r: { name: string }) => r.name)).toEqual(['develop']);
   });
 
+  test('refreshHooks (run by `hearth migrate`) restores every repository\'s server hooks', async () => {
+    const hook = path.join(server.dataDir, 'repositories', 'alice', 'pushed.git', 'hooks', 'pre-receive');
+    fs.writeFileSync(hook, '#!/bin/sh\nexit 0\n');
+    expect(await server.kernel.repos.refreshHooks()).toBeGreaterThan(0);
+    expect(fs.readFileSync(hook, 'utf8')).toContain('refusing to delete the default branch');
+  });
+
+  test('refs reserved for the server (pull requests) cannot be pushed', async () => {
+    const work = path.join(sandbox.dir, 'pushed');
+    const res = await sandbox.git(['push', 'origin', 'HEAD:refs/pull/1/head'], work);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('refs/pull/1/head is reserved for the server');
+    expect((await sandbox.git(['ls-remote', 'origin', 'refs/pull/*'], work)).stdout).toBe('');
+  });
+
   test('concurrent pushes to one repository lose no ref', async () => {
     await createRepo({ name: 'busy', auto_init: true });
     const url = cloneUrl(server.url, 'alice/busy.git', 'alice', aliceToken);

@@ -63,11 +63,14 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'migrate': {
-      const { config, baseDir } = loadConfig(configOptions);
-      const plugins = await loadPlugins(config, baseDir);
-      const { db, target } = await openDatabase(config, plugins, pino({ level: 'info' }, pino.destination(2)));
-      await db.destroy();
-      console.log(`migrations are up to date (${target.kind} ${target.display}; plugins: ${plugins.map((p) => p.plugin.name).join(', ') || 'none'})`);
+      // Migrations run as the kernel opens the database; then repositories get the current hooks.
+      const kernel = await Hearth.create({ config: configOptions, logDestination: pino.destination(2) });
+      try {
+        const hooks = await kernel.repos.refreshHooks();
+        console.log(`migrations are up to date (${kernel.database.kind} ${kernel.database.display}; plugins: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'}); hooks refreshed in ${hooks} repositories`);
+      } finally {
+        await kernel.close();
+      }
       return 0;
     }
     case 'plugins': {

@@ -323,6 +323,18 @@ export class RepoService {
     });
   }
 
+  /** Rewrite every repository's server hooks (after an upgrade changed them); returns how many. */
+  async refreshHooks(): Promise<number> {
+    let count = 0;
+    for (const row of await RepositoryRow.query(this.db).select('owner_name', 'name')) {
+      const gitDir = this.gitDir(row.owner_name, row.name);
+      if (!fs.existsSync(gitDir)) continue;
+      writeHooks(gitDir);
+      count++;
+    }
+    return count;
+  }
+
   /** Branch rows mirror the refs; rebuild them from git (after a push the transport could not observe, or for `hearth doctor`). */
   async syncBranches(repo: RepositoryRow, notify = true): Promise<void> {
     const gitDir = this.gitDir(repo.owner_name, repo.name);
@@ -440,8 +452,8 @@ export class RepoService {
 }
 
 /**
- * The server-side hooks of every repository. pre-receive refuses deleting the default branch
- * (git shows the message to the pusher); post-receive hands the applied ref updates to the
+ * The server-side hooks of every repository. pre-receive refuses deleting the default branch and
+ * writing the server's own refs (refs/pull/*, refs/hearth/*) — git shows the message to the pusher; post-receive hands the applied ref updates to the
  * server through the file named by HEARTH_PUSH_LOG. Neither interpolates anything a user sent.
  */
 export function writeHooks(gitDir: string): void {
@@ -456,6 +468,11 @@ while read old new ref; do
     echo "hearth: refusing to delete the default branch \${ref#refs/heads/}; make another branch the default first" >&2
     exit 1
   fi
+  case "$ref" in
+    refs/pull/*|refs/hearth/*)
+      echo "hearth: $ref is reserved for the server (pull requests); push to a branch or tag instead" >&2
+      exit 1 ;;
+  esac
 done
 exit 0
 `,
