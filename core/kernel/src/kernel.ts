@@ -43,6 +43,8 @@ import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { recordActivity } from './repos/activity';
+import { orgOperations } from './orgs/org-routes';
+import { createPackageFramework } from './packages';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -90,6 +92,7 @@ export class Hearth {
   readonly users: UserService;
   readonly tokens: TokenService;
   readonly repos: RepoService;
+  readonly packages: ReturnType<typeof createPackageFramework>;
   readonly schemas: SchemaRegistry = kernelSchemas();
   readonly app = express();
   readonly metrics: HttpMetrics | null;
@@ -112,6 +115,9 @@ export class Hearth {
     this.tokens = new TokenService(db, credentials);
     this.repos = new RepoService(db, this.hooks, config, this.users);
     recordActivity(this.hooks, db, this.repos);
+    this.packages = createPackageFramework({
+      db, hooks: this.hooks, config, users: this.users, repos: this.repos, http: this.httpHelpers(), log, authenticate: (req) => this.authenticate(req),
+    });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
   }
@@ -150,6 +156,10 @@ export class Hearth {
       r.root('/', smartHttpRouter({ repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }));
       r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
+    this.hooks.http.routes.tap('hearth:organizations', (r) => {
+      orgOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
+    });
+    this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
     }
@@ -225,7 +235,7 @@ export class Hearth {
     }
     app.use(avatarRouter());
 
-    for (const [type, { router }] of this.packageRouters) app.use(`/api/packages/:owner/${type}`, router);
+    this.packages.mount(app, this.packageRouters);
     for (const { prefix, router } of this.rootRouters) app.use(prefix, router);
     app.use(notFoundHandler(docsUrl));
     app.use(errorHandler(docsUrl, this.log));

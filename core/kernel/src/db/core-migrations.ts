@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { PluginMigration } from '@hearth/plugin-api';
+import { orgMigrations } from '../orgs/migrations';
+import { packageMigrations } from '../packages/migrations';
 
-/** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. */
+/** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
   {
     name: '0001_users_emails_tokens',
@@ -188,4 +190,6 @@ export const coreMigrations: PluginMigration[] = [
       await db.schema.dropTable('activities');
     },
   },
+  ...orgMigrations,
+  ...packageMigrations,
 ];
