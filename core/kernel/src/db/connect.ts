@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { types as pgTypes } from 'pg';
 import { ConfigError } from '../config/types';
 
 export type DatabaseKind = 'sqlite' | 'mysql' | 'postgres';
@@ -13,8 +12,6 @@ export interface DatabaseTarget {
   knexConfig: Knex.Config;
 }
 
-// PostgreSQL returns int8 (bigint columns, count(*)) as text; our ids and unix times fit a double.
-pgTypes.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
 
 /**
  * Turn `database.URL` into a knex configuration. Empty means the embedded default: SQLite in
@@ -74,6 +71,9 @@ export function resolveDatabase(url: string, dataDir: string, poolMax: number): 
       };
     case 'postgres:':
     case 'postgresql:':
+      // PostgreSQL returns int8 (bigint columns, count(*)) as text; our ids and unix times fit a
+      // double. Required here, not at the top: an SQLite or MariaDB server never loads pg.
+      (require('pg') as typeof import('pg')).types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
       return {
         kind: 'postgres',
         display,

@@ -67,12 +67,16 @@ export function buildApiRouter(operations: readonly RegisteredOperation[], deps:
 
 function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler): RequestHandler {
   const { schemas, config } = deps;
-  const validateParams = op.params ? schemas.stringValidator({ ...op.params, type: 'object' }) : undefined;
   const querySchema = op.paged
     ? { type: 'object', ...(op.query ?? {}), properties: { ...((op.query?.properties as object) ?? {}), ...PAGING_QUERY } }
     : op.query;
-  const validateQuery = querySchema ? schemas.stringValidator(querySchema) : undefined;
-  const validateBody = op.body && op.bodyType !== 'text' ? schemas.bodyValidator(op.body) : undefined;
+  // Validators compile on first use: most operations of a server are never called, and compiled
+  // validators are the largest part of its idle memory. A schema error still surfaces at start,
+  // because an unknown body $ref is checked here.
+  const validateParams = op.params ? lazy(() => schemas.stringValidator({ ...op.params, type: 'object' })) : undefined;
+  const validateQuery = querySchema ? lazy(() => schemas.stringValidator(querySchema)) : undefined;
+  if (typeof op.body === 'string' && !schemas.has(op.body)) throw new Error(`${op.method.toUpperCase()} ${op.path}: no schema registered as "${op.body}"`);
+  const validateBody = op.body && op.bodyType !== 'text' ? lazy(() => schemas.bodyValidator(op.body!)) : undefined;
   const level = levelForMethod(op.method);
   const needed = op.scopes === 'public' ? [] : op.scopes.map((c) => `${level}:${c}`);
 
@@ -86,11 +90,11 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
 
     const params = { ...req.params } as Record<string, unknown>;
     for (const [key, value] of Object.entries(params)) if (Array.isArray(value)) params[key] = value.join('/');
-    if (validateParams) check(validateParams, params, 'path');
+    if (validateParams) check(validateParams(), params, 'path');
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
-    if (validateQuery) check(validateQuery, query, 'query');
+    if (validateQuery) check(validateQuery(), query, 'query');
     const body = op.body || op.bodyType === 'text' ? await parseBody(req, res, op, readBody) : undefined;
-    if (validateBody) check(validateBody, body, 'body');
+    if (validateBody) check(validateBody(), body, 'body');
 
     const apiRequest: ApiRequest = {
       principal,
@@ -105,6 +109,11 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
     };
     await send(res, await op.handler(apiRequest));
   };
+}
+
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }
 
 function assertAuthRequirement(op: ApiOperation, principal: Principal | null): void {
