@@ -44,6 +44,7 @@ import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { recordActivity } from './repos/activity';
 import { orgOperations } from './orgs/org-routes';
+import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
@@ -115,6 +116,10 @@ export class Hearth {
     this.tokens = new TokenService(db, credentials);
     this.repos = new RepoService(db, this.hooks, config, this.users);
     recordActivity(this.hooks, db, this.repos);
+    this.hooks.user.deleting.tapPromise('hearth:organizations', async ({ user, trx }) => {
+      await assertNotLastOwner(trx, user.id);
+      await removeUserMemberships(trx, user.id);
+    });
     this.packages = createPackageFramework({
       db, hooks: this.hooks, config, users: this.users, repos: this.repos, http: this.httpHelpers(), log, authenticate: (req) => this.authenticate(req),
     });
@@ -301,6 +306,7 @@ export class Hearth {
       schemas: { add: (schema) => this.schemas.add(schema) },
       users: this.userDirectory(),
       http: this.httpHelpers(),
+      packages: this.packages.services,
       emit: (event) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
     };
     return Object.freeze(context);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type {
   AsyncParallelHook,
   AsyncSeriesBailHook,
@@ -359,6 +360,122 @@ export interface HttpHelpers {
   hasScope(principal: Principal | null, category: ScopeCategory, level: ScopeLevel): boolean;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Package registry (the kernel's framework every package format plugin builds on)
+// ---------------------------------------------------------------------------------------------
+
+/** Content hashes of a stored package file, lower-case hex. @public */
+export interface PackageHashes {
+  md5: string;
+  sha1: string;
+  sha256: string;
+  sha512: string;
+}
+
+/**
+ * Who is calling a package route and what they may do with the owner's packages. The kernel
+ * resolves it before a format's router runs (owner visible, token scope and permission for the
+ * method already checked); read it with `ctx.packages.access(req)`.
+ * @public
+ */
+export interface PackageAccess {
+  /** The owner named by `:owner` (a user or an organization). */
+  owner: UserInfo;
+  principal: Principal | null;
+  /** The caller may publish and delete the owner's packages. */
+  canWrite: boolean;
+}
+
+/** One version of a package. @public */
+export interface PackageVersionInfo {
+  id: number;
+  packageId: number;
+  ownerId: number;
+  /** The format, e.g. `generic`. */
+  type: string;
+  /** Display-cased package name. */
+  name: string;
+  version: string;
+  creatorId: number;
+  createdAt: Date;
+  downloadCount: number;
+  /** Format-specific metadata stored with the version (JSON), or null. */
+  metadata: Record<string, unknown> | null;
+}
+
+/** One file of a package version. @public */
+export interface PackageFileInfo {
+  id: number;
+  versionId: number;
+  name: string;
+  /** Distinguishes files with the same name in one version (e.g. an architecture); '' when unused. */
+  compositeKey: string;
+  /** The file that represents the version (counted as its download). */
+  isLead: boolean;
+  size: number;
+  hashes: PackageHashes;
+  createdAt: Date;
+}
+
+/** What `PackageRegistry.upload` stores. @public */
+export interface PackageUpload {
+  ownerId: number;
+  type: string;
+  name: string;
+  version: string;
+  filename: string;
+  compositeKey?: string;
+  isLead?: boolean;
+  /** The file's bytes; streamed to storage, never buffered whole. */
+  body: Readable;
+  /** The announced size (Content-Length), checked against the owner's quota before any byte is stored. */
+  declaredSize?: number;
+  /** Stored on the version when this upload creates it. */
+  metadata?: Record<string, unknown>;
+  /** Versions of this package compare as semver (set when the package is created). */
+  semverCompatible?: boolean;
+  /** What to do when the file exists already: 409 (default) or replace it. */
+  onExisting?: 'conflict' | 'replace';
+  actor: UserInfo | null;
+}
+
+/** A file opened for download. @public */
+export interface PackageDownload {
+  file: PackageFileInfo;
+  size: number;
+  hashes: PackageHashes;
+  /** The bytes; the caller must consume or destroy it. */
+  stream: Readable;
+}
+
+/**
+ * The package registry service: storage, tables, quotas and hooks shared by every package
+ * format. Files are content-addressed blobs (sha256), deduplicated and reference-counted.
+ * Names and versions are matched case-insensitively. Errors are ApiErrors (404, 409, 413, 422).
+ * @public
+ */
+export interface PackageRegistry {
+  /** The access the kernel resolved for a request under `/api/packages/:owner/<type>`. */
+  access(req: Request): PackageAccess;
+  /**
+   * Store a file into a (possibly new) package and version. Checks the owner's quotas first,
+   * streams the body while hashing, and fires `package.published` when the version is new.
+   * `created` says whether the version was created by this upload.
+   */
+  upload(input: PackageUpload): Promise<{ version: PackageVersionInfo; file: PackageFileInfo; created: boolean }>;
+  getVersion(ownerId: number, type: string, name: string, version: string): Promise<PackageVersionInfo | null>;
+  /** All versions of a package, oldest first (semver order for semver-compatible packages). */
+  listVersions(ownerId: number, type: string, name: string): Promise<PackageVersionInfo[]>;
+  listFiles(versionId: number): Promise<PackageFileInfo[]>;
+  getFile(versionId: number, filename: string, compositeKey?: string): Promise<PackageFileInfo | null>;
+  /** Open a file's bytes; counts a download of the version when the file is its lead file. */
+  openFile(file: PackageFileInfo): Promise<PackageDownload>;
+  /** Delete one file; the version goes too when it was its last file (and the package with its last version). */
+  deleteFile(file: PackageFileInfo): Promise<void>;
+  /** Delete a version with its files (and the package with its last version); unreferenced blobs are removed. */
+  deleteVersion(versionId: number): Promise<void>;
+}
+
 /**
  * What `apply()` receives: the plugin's view of the kernel. Everything a plugin may use is here;
  * nothing else of the kernel is public.
@@ -377,6 +494,8 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly schemas: { add(schema: JsonSchema): void };
   readonly users: UserDirectory;
   readonly http: HttpHelpers;
+  /** The package registry framework, for package format plugins. */
+  readonly packages: PackageRegistry;
   /** Emit a forge event through `webhook.emit`. */
   emit(event: Omit<ForgeEvent, 'occurredAt'>): Promise<void>;
 }

@@ -1,20 +1,162 @@
-import type { Express, Router } from 'express';
-import type { ApiOperation } from '@hearth/plugin-api';
+import path from 'node:path';
+import type { Express, NextFunction, Request, Response, Router } from 'express';
+import { ApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal } from '@hearth/plugin-api';
+import { grants, levelForMethod } from '../auth/scopes';
+import { unixToIso } from '../users/models';
+import type { UserRow } from '../users/models';
 import type { PackageDeps } from './package-deps';
+import { FileBlobStore } from './blob-store';
+import { PackageService, packageSettings } from './package-service';
+import { packagePermission } from './permissions';
+
+export { PackageService } from './package-service';
+export { packagePermission } from './permissions';
+
+/** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
+
+const VERSION_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: {
+    owner: { type: 'string', maxLength: 255, description: 'owner of the package' },
+    type: { type: 'string', maxLength: 64, description: 'type of the package' },
+    name: { type: 'string', maxLength: 255, description: 'name of the package' },
+    version: { type: 'string', maxLength: 255, description: 'version of the package' },
+  },
+  required: ['owner', 'type', 'name', 'version'],
+};
+type VersionParams = { owner: string; type: string; name: string; version: string };
 
 /**
- * The package registry framework: placeholder until it is built. `services` becomes the
- * plugin-facing registry service; `operations` the /api/v1/packages routes; `mount` puts each
- * format's router at /api/packages/:owner/<type>.
+ * The package registry framework: blob storage and tables (`services`, the plugin-facing
+ * PackageRegistry), the /api/v1/packages operations, and the mount of each format's router at
+ * /api/packages/:owner/<type> behind owner resolution, authentication, token scope and permission.
  */
-export function createPackageFramework(_deps: PackageDeps) {
+export function createPackageFramework(deps: PackageDeps) {
+  const settings = packageSettings(deps.config);
+  const blobs = new FileBlobStore(path.resolve(deps.config.server.DATA_DIR, 'packages', 'blobs'));
+  const services = new PackageService(deps, blobs, settings);
+  services.tapOwnerDeletion(deps.hooks);
+
+  /** The owner named in a request, if the caller may see it; 404 otherwise (unknown and invisible look alike). */
+  async function visibleOwner(name: string, principal: Principal | null): Promise<{ owner: UserRow; canWrite: boolean }> {
+    const owner = await deps.users.byName(name);
+    const permission = owner ? await packagePermission(deps.users, owner, principal) : null;
+    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${name}]`);
+    return { owner, canWrite: permission.canWrite };
+  }
+
+  function requireWrite(canWrite: boolean, principal: Principal | null): void {
+    if (canWrite) return;
+    if (!principal) throw new ApiError(401, 'authentication required to change packages', undefined, CHALLENGE);
+    throw ApiError.forbidden('you may not change the packages of this owner');
+  }
+
+  /** Before every format router: authenticate, resolve the owner, check the token scope and the permission for the method. */
+  function guard() {
+    return async (req: Request, _res: Response, next: NextFunction) => {
+      const principal = await deps.authenticate(req);
+      const { owner, canWrite } = await visibleOwner(String(req.params.owner), principal);
+      const level = levelForMethod(req.method);
+      if (principal && !grants(principal.scopes, 'package', level)) {
+        throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
+      }
+      if (level !== 'read') requireWrite(canWrite, principal);
+      services.setAccess(req, { owner: deps.users.toInfo(owner), principal, canWrite });
+      next();
+    };
+  }
+
+  async function toApiPackage(version: PackageVersionInfo, owner: UserRow, viewer: Principal | null): Promise<Record<string, unknown>> {
+    const creator = version.creatorId ? await deps.users.byId(version.creatorId) : undefined;
+    const root = deps.config.server.ROOT_URL;
+    const e = encodeURIComponent;
+    return {
+      id: version.id,
+      owner: deps.users.toApi(owner, viewer),
+      repository: null,
+      creator: creator ? deps.users.toApi(creator, viewer) : ghostUser(root),
+      type: version.type,
+      name: version.name,
+      version: version.version,
+      created_at: unixToIso(Math.floor(version.createdAt.getTime() / 1000)),
+      html_url: `${root}${e(owner.name)}/-/packages/${e(version.type)}/${e(version.name)}/${e(version.version)}`,
+    };
+  }
+
+  async function versionOf(req: ApiRequest<unknown, unknown, VersionParams>): Promise<{ owner: UserRow; canWrite: boolean; version: PackageVersionInfo }> {
+    const { owner, canWrite } = await visibleOwner(req.params.owner, req.principal);
+    const version = await services.getVersion(owner.id, req.params.type, req.params.name, req.params.version);
+    if (!version) throw ApiError.notFound('package does not exist');
+    return { owner, canWrite, version };
+  }
+
   return {
-    services: {},
+    services,
     operations(): ApiOperation[] {
-      return [];
+      if (!settings.ENABLED) return [];
+      const common = { tag: 'package', auth: 'optional' as const };
+      return [
+        {
+          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}', operationId: 'listPackages', summary: 'Gets all packages of an owner',
+          params: { type: 'object', properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the packages' } }, required: ['owner'] },
+          query: {
+            type: 'object',
+            properties: {
+              type: { type: 'string', maxLength: 64, description: 'package type filter' },
+              q: { type: 'string', maxLength: 255, description: 'name filter' },
+            },
+          },
+          paged: true,
+          responses: { 200: { description: 'PackageList', schema: { type: 'array', items: { $ref: 'Package' } } }, 404: 'APIError' },
+          handler: async (req: ApiRequest<unknown, { type?: string; q?: string }, { owner: string }>) => {
+            const { owner } = await visibleOwner(req.params.owner, req.principal);
+            const { items, total } = await services.searchVersions(owner.id, req.query, req.paging);
+            const body = await Promise.all(items.map((v) => toApiPackage(v, owner, req.principal)));
+            return deps.http.paged(req, body, total);
+          },
+        },
+        {
+          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'getPackage', summary: 'Gets a package',
+          params: VERSION_PARAMS, responses: { 200: 'Package', 404: 'APIError' },
+          handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
+            const { owner, version } = await versionOf(req);
+            return ok(await toApiPackage(version, owner, req.principal));
+          },
+        },
+        {
+          ...common, scopes: ['package'], method: 'delete', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'deletePackage', summary: 'Delete a package',
+          params: VERSION_PARAMS, responses: { 204: { description: 'deleted' }, 404: 'APIError' },
+          handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
+            const { canWrite, version } = await versionOf(req);
+            requireWrite(canWrite, req.principal);
+            await services.deleteVersion(version.id);
+            return noContent();
+          },
+        },
+        {
+          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}/{type}/{name}/{version}/files', operationId: 'listPackageFiles', summary: 'Gets all files of a package',
+          params: VERSION_PARAMS, responses: { 200: { description: 'PackageFileList', schema: { type: 'array', items: { $ref: 'PackageFile' } } }, 404: 'APIError' },
+          handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
+            const { version } = await versionOf(req);
+            const files = await services.listFiles(version.id);
+            return ok(files.map((f) => ({ id: f.id, Size: f.size, name: f.name, md5: f.hashes.md5, sha1: f.hashes.sha1, sha256: f.hashes.sha256, sha512: f.hashes.sha512 })));
+          },
+        },
+      ];
     },
     mount(app: Express, routers: ReadonlyMap<string, { owner: string; router: Router }>): void {
-      for (const [type, { router }] of routers) app.use(`/api/packages/:owner/${type}`, router);
+      if (!settings.ENABLED) return;
+      for (const [type, { router }] of routers) app.use(`/api/packages/:owner/${type}`, guard(), router);
     },
+  };
+}
+
+/** Gitea's stand-in for a deleted user. */
+function ghostUser(root: string): Record<string, unknown> {
+  return {
+    id: -1, login: 'Ghost', login_name: '', full_name: '', email: '', avatar_url: `${root}assets/img/avatar_default.png`, language: '',
+    is_admin: false, last_login: '0001-01-01T00:00:00Z', created: '0001-01-01T00:00:00Z', restricted: false, active: false,
+    prohibit_login: false, location: '', website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
   };
 }

@@ -43,7 +43,9 @@ export function forkOperations({ repos, users, http }: Omit<RepoRouteDeps, 'temp
       responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const source = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
-        const forks = (await repos.query().where('fork_id', source.repo.id).orderBy('id')).filter((f) => repos.permission(f, req.principal).pull);
+        const all = await repos.query().where('fork_id', source.repo.id).orderBy('id');
+        const readable = await Promise.all(all.map(async (f) => (await repos.permission(f, req.principal)).pull));
+        const forks = all.filter((_, i) => readable[i]);
         const page = forks.slice(req.paging.offset, req.paging.offset + req.paging.limit);
         const items = [];
         for (const fork of page) items.push(await repos.toApi(fork, (await users.byId(fork.owner_id))!, req.principal));

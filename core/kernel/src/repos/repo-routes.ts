@@ -2,6 +2,7 @@ import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, t
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { containsCondition } from '../db/like';
+import { canCreateOrgRepo } from '../orgs/org-store';
 import type { RepositoryRow, RepoSettings, RepoUnits } from './models';
 import type { InitialFiles, RepoService } from './repo-service';
 
@@ -122,8 +123,10 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { org: string }>) => {
         const org = await users.byName(req.params.org);
         if (!org || org.type !== 1) throw ApiError.notFound(`organization does not exist [name: ${req.params.org}]`);
-        // Membership rules arrive with organizations; until then only site admins create org repositories.
-        if (!req.principal!.user.isAdmin) throw ApiError.forbidden('you may not create repositories in this organization');
+        const p = req.principal!;
+        // Owners, members of a team allowed to create repositories, and site admins (unless the token is public-only).
+        const allowed = !p.publicOnly && (p.user.isAdmin || (await canCreateOrgRepo(repos.query().knex(), org.id, p.user.id)));
+        if (!allowed) throw ApiError.forbidden('you may not create repositories in this organization');
         return createFor(org, req);
       },
     },
@@ -165,7 +168,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       scopes: ['repository'], params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
         const row = await repos.byId(Number(req.params.id));
-        if (!row || !repos.permission(row, req.principal).pull) throw ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
+        if (!row || !(await repos.permission(row, req.principal)).pull) throw ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
         return ok(await repoJson(row, (await users.byId(row.owner_id))!, req.principal));
       },
     },

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
+import { removeRepoAccess } from '../orgs/org-store';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
@@ -51,6 +52,11 @@ export interface CreateRepoInput {
 
 const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false };
 
+/** Gitea's access modes (1 read, 2 write, 3 admin and above) as a Permission object. */
+function accessModePermission(mode: number): RepoPermission {
+  return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
+}
+
 /**
  * Repositories: rows in `repositories`, bare git directories under DATA_DIR/repositories/<owner>/<name>.git
  * (lower-cased), and the one access rule every route and the git transport ask.
@@ -78,14 +84,47 @@ export class RepoService {
   // --- access -----------------------------------------------------------------------------------
 
   /**
-   * The access rule (extended by organizations, teams and collaborators later): site admins and the
-   * owner administer; anyone may read a public repository; a public-only token sees public
-   * repositories only and never more than read.
+   * The access rule every API route and the git transport ask (see the table in README):
+   * - anonymous and public-only tokens: read of a public repository whose owner is a user or a
+   *   public organization; nothing else;
+   * - site admins and the owner: admin;
+   * - repositories of an organization: nothing at all when the organization is private and the
+   *   caller is not a member; otherwise the best of the caller's teams (the Owners team → admin;
+   *   a team covering the repository — listed in team_repos or includes_all_repositories — gives
+   *   its read/write/admin);
+   * - a collaborator's read/write/admin;
+   * - a public repository: at least read.
+   * Per-unit team permissions (units_map) are stored but the team's overall permission applies to every unit.
    */
-  permission(repo: RepositoryRow, principal: Principal | null): RepoPermission {
-    if (principal?.publicOnly) return repo.is_private ? NO_PERMISSION : { admin: false, push: false, pull: true };
-    if (principal && (principal.user.isAdmin || principal.user.id === repo.owner_id)) return { admin: true, push: true, pull: true };
-    return repo.is_private ? NO_PERMISSION : { admin: false, push: false, pull: true };
+  async permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
+    const ownerRow = owner ?? (await this.users.byId(repo.owner_id));
+    const isOrg = ownerRow?.type === 1;
+    const orgVisibility = isOrg ? ownerRow!.visibility : 0;
+    if (!principal || principal.publicOnly) return repo.is_private || orgVisibility !== 0 ? NO_PERMISSION : accessModePermission(1);
+    const user = principal.user;
+    if (user.isAdmin || user.id === repo.owner_id) return accessModePermission(3);
+    let mode = 0;
+    if (isOrg) {
+      const teams = await this.teamAccess(repo, user.id);
+      if (orgVisibility === 2 && teams.length === 0) return NO_PERMISSION;
+      for (const t of teams) {
+        if (Number(t.authorize) >= 4 || t.includes_all_repositories || t.team_repo_id) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
+      }
+    }
+    const collaboration = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
+    if (collaboration) mode = Math.max(mode, Number(collaboration.mode));
+    if (!repo.is_private) mode = Math.max(mode, 1);
+    return accessModePermission(mode);
+  }
+
+  /** The caller's teams in the repository's organization, each with whether it lists the repository. */
+  private async teamAccess(repo: RepositoryRow, uid: number): Promise<Array<{ authorize: number; includes_all_repositories: unknown; team_repo_id: number | null }>> {
+    return this.db('team_users as tu')
+      .join('teams as t', 't.id', 'tu.team_id')
+      .leftJoin('team_repos as tr', (j) => j.on('tr.team_id', '=', 't.id').andOnVal('tr.repo_id', '=', repo.id))
+      .where('tu.uid', uid)
+      .where('tu.org_id', repo.owner_id)
+      .select('t.authorize', 't.includes_all_repositories', 'tr.id as team_repo_id');
   }
 
   /**
@@ -96,7 +135,7 @@ export class RepoService {
     const owner = await this.users.byName(ownerName);
     const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
     if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
-    const permission = this.permission(repo, principal);
+    const permission = await this.permission(repo, principal, owner);
     if (!permission.pull) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
     if (need === 'write' && !permission.push) throw ApiError.forbidden('you do not have write access to this repository');
     if (need === 'admin' && !permission.admin) throw ApiError.forbidden('you do not have admin access to this repository');
@@ -266,6 +305,7 @@ export class RepoService {
       await trx('repo_topics').where('repo_id', repo.id).delete();
       await trx('repo_transfers').where('repo_id', repo.id).delete();
       await deleteCommitStatuses(trx, [repo.id]);
+      await removeRepoAccess(trx, repo.id);
       await trx('activities').where('repo_id', repo.id).delete();
       await trx('repositories').where('id', repo.id).delete();
     });
@@ -362,7 +402,7 @@ export class RepoService {
     if (withParent && repo.is_fork && repo.fork_id) {
       const parentRow = await this.byId(repo.fork_id);
       const parentOwner = parentRow ? await this.users.byId(parentRow.owner_id) : undefined;
-      if (parentRow && parentOwner && this.permission(parentRow, viewer).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
+      if (parentRow && parentOwner && (await this.permission(parentRow, viewer)).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
     }
     return {
       id: repo.id,
@@ -396,7 +436,7 @@ export class RepoService {
       created_at: unixToIso(repo.created_unix),
       updated_at: unixToIso(repo.updated_unix),
       archived_at: unixToIso(repo.archived_unix),
-      permissions: this.permission(repo, viewer),
+      permissions: await this.permission(repo, viewer),
       has_code: units.code,
       has_issues: units.issues,
       internal_tracker: units.issues ? { enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } : null,
@@ -440,6 +480,7 @@ export class RepoService {
       await trx('repo_topics').whereIn('repo_id', ids).delete();
       await trx('repo_transfers').whereIn('repo_id', ids).delete();
       await deleteCommitStatuses(trx, ids);
+      await removeRepoAccess(trx, ids);
       await trx('activities').whereIn('repo_id', ids).delete();
       await trx('repositories').whereIn('id', ids).delete();
       this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);
