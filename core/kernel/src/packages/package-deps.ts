@@ -1,18 +1,9 @@
-import type { Knex } from 'knex';
-import type { HttpHelpers, KernelHooks, Logger, Principal } from '@hearth/plugin-api';
 import type { Request } from 'express';
-import type { HearthConfig } from '../config/types';
-import type { UserService } from '../users/user-service';
-import type { RepoService } from '../repos/repo-service';
+import type { Logger, Principal } from '@hearth/plugin-api';
+import type { KernelServices } from '../kernel-services';
 
 /** What the package registry framework is built from. */
-export interface PackageDeps {
-  db: Knex;
-  hooks: KernelHooks;
-  config: HearthConfig;
-  users: UserService;
-  repos: RepoService;
-  http: HttpHelpers;
+export interface PackageDeps extends KernelServices {
   log: Logger;
   authenticate(req: Request): Promise<Principal | null>;
 }
