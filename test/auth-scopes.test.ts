@@ -122,6 +122,13 @@ describe('token transports and credentials', () => {
     expect(res.body.login).toBe('alice');
   });
 
+  test('a bare token in Authorization (as cargo sends it) authenticates', async () => {
+    const token = await server.token(alice, ['read:user']);
+    const res = await server.api('GET', '/user', { headers: { Authorization: token } });
+    expect(res.body.login).toBe('alice');
+    expect((await server.api('GET', '/user', { headers: { Authorization: 'f'.repeat(40) } })).status).toBe(401);
+  });
+
   test('a token works as the basic-auth password (as git sends it) and keeps its scopes', async () => {
     const token = await server.token(alice, ['read:misc']);
     expect((await server.api('GET', '/user', { basic: ['alice', token] })).status).toBe(403);

@@ -9,7 +9,7 @@ export const AUTH_STAGES = { token: -100, plugin: 0, basic: 100 } as const;
 
 /**
  * The kernel's own credentials as taps of auth.authenticate: tokens (`Authorization: token X`,
- * `Bearer X`, `?token=`, `?access_token=`) and basic auth (password, or a token as password).
+ * `Bearer X`, a bare token as cargo sends it, `?token=`, `?access_token=`) and basic auth (password, or a token as password).
  * Bad credentials are a 401, never a silent fall-back to anonymous.
  */
 export function tapBuiltinAuth(hooks: KernelHooks, users: UserService, tokens: TokenService): void {
@@ -62,6 +62,8 @@ function tokenFrom(req: AuthRequest): string | undefined {
   if (auth) {
     const m = /^(token|bearer)\s+(\S+)\s*$/i.exec(auth);
     if (m) return m[2];
+    // cargo sends the registry token verbatim, without a scheme.
+    if (looksLikeToken(auth.trim())) return auth.trim();
   }
   for (const key of ['token', 'access_token']) {
     const v = req.query[key];
