@@ -46,6 +46,7 @@ import { recordActivity } from './repos/activity';
 import { orgOperations } from './orgs/org-routes';
 import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
+import { releaseOperations } from './releases/release-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -165,6 +166,9 @@ export class Hearth {
       orgOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
     });
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:releases', (r) => {
+      releaseOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
+    });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
     }

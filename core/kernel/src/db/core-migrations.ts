@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { PluginMigration } from '@hearth/plugin-api';
 import { orgMigrations } from '../orgs/migrations';
 import { packageMigrations } from '../packages/migrations';
+import { releaseMigrations } from '../releases/migrations';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -192,4 +193,5 @@ export const coreMigrations: PluginMigration[] = [
   },
   ...orgMigrations,
   ...packageMigrations,
+  ...releaseMigrations,
 ];

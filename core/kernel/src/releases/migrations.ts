@@ -1,0 +1,4 @@
+import type { PluginMigration } from '@hearth/plugin-api';
+
+/** Tables of releases and attachments (names start with 0008_). */
+export const releaseMigrations: PluginMigration[] = [];
