@@ -135,6 +135,16 @@ test('migrate is idempotent; plugins lists what loads; doctor checks git, databa
   expect(doctor.status).toBe(0);
 });
 
+test('doctor reports repositories missing on disk and directories without a record', () => {
+  expect(hearth(['migrate']).status).toBe(0);
+  const clean = hearth(['doctor']);
+  expect(clean.stdout).toMatch(/^ok +repositories: 0 in the database$/m);
+  fs.mkdirSync(path.join(dataDir, 'repositories', 'someone', 'stray.git'), { recursive: true });
+  const stray = hearth(['doctor']);
+  expect(stray.stdout).toMatch(/^warn +repositories: 0 in the database; on disk without a record \(creating them answers 409\): someone\/stray$/m);
+  expect(stray.status).toBe(0);
+});
+
 test('doctor fails when the data directory is not writable', () => {
   const file = path.join(dataDir, 'blocker');
   fs.writeFileSync(file, 'a file where a directory should be');

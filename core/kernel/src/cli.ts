@@ -146,12 +146,36 @@ async function doctor(file: string | undefined): Promise<number> {
   }
   try {
     const { db, target } = await openDatabase(config, [], pino({ level: 'warn' }, pino.destination(2)));
-    await db.destroy();
-    report(true, 'database', `${target.kind} ${target.display} is reachable and migrated`);
+    try {
+      report(true, 'database', `${target.kind} ${target.display} is reachable and migrated`);
+      const { missing, unadopted, total } = await repositoryConsistency(db, path.join(dataDir, 'repositories'));
+      const ok = missing.length === 0 && unadopted.length === 0;
+      report(ok ? true : 'warn', 'repositories', `${total} in the database` +
+        (missing.length ? `; missing on disk: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}` : '') +
+        (unadopted.length ? `; on disk without a record (creating them answers 409): ${unadopted.slice(0, 5).join(', ')}${unadopted.length > 5 ? ', …' : ''}` : ''));
+    } finally {
+      await db.destroy();
+    }
   } catch (err) {
     report(false, 'database', (err as Error).message);
   }
   return failed ? 1 : 0;
+}
+
+/** Repositories whose directory is gone, and directories no repository record owns. */
+async function repositoryConsistency(db: import('knex').Knex, root: string): Promise<{ missing: string[]; unadopted: string[]; total: number }> {
+  const rows: Array<{ owner_name: string; name: string }> = await db('repositories').select('owner_name', 'name');
+  const known = new Set(rows.map((r) => `${r.owner_name.toLowerCase()}/${r.name.toLowerCase()}`));
+  const missing = rows.filter((r) => !fs.existsSync(path.join(root, r.owner_name.toLowerCase(), `${r.name.toLowerCase()}.git`))).map((r) => `${r.owner_name}/${r.name}`);
+  const unadopted: string[] = [];
+  for (const owner of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+    const ownerDir = path.join(root, owner);
+    if (!fs.statSync(ownerDir).isDirectory()) continue;
+    for (const entry of fs.readdirSync(ownerDir)) {
+      if (entry.endsWith('.git') && !known.has(`${owner}/${entry.slice(0, -4)}`)) unadopted.push(`${owner}/${entry.slice(0, -4)}`);
+    }
+  }
+  return { missing, unadopted, total: rows.length };
 }
 
 main(process.argv.slice(2)).then(
