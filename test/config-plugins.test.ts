@@ -106,7 +106,7 @@ describe('plugin loading', () => {
 
   test('a disabled plugin is not loaded, even if it does not exist', async () => {
     const { config, baseDir } = withPlugins({ 'registry-nope': { enabled: false } });
-    expect((await loadPlugins(config, baseDir)).map((p) => p.plugin.name)).toEqual(['misc', 'generic']);
+    expect((await loadPlugins(config, baseDir)).map((p) => p.plugin.name)).toEqual(['misc', 'generic', 'cargo']);
   });
 
   test('a plugin API range that does not match stops the start', async () => {

@@ -270,7 +270,9 @@ describe('smart HTTP with the git client', () => {
     await createRepo({ name: 'codeless', auto_init: true });
     expect((await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/codeless.git')])).status).toBe(0);
     await server.api('PATCH', '/repos/alice/codeless', { token: aliceToken, body: { has_code: false } });
-    const res = await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`);
+    // Anonymous callers get the same challenge as for a private or missing repository; signed-in ones a 404.
+    expect((await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`)).status).toBe(401);
+    const res = await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `token ${aliceToken}` } });
     expect(res.status).toBe(404);
     expect((await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/codeless.git')])).status).not.toBe(0);
   });

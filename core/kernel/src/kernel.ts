@@ -10,6 +10,7 @@ import {
   type HttpHelpers,
   type KernelHooks,
   type Logger,
+  type PackageRouteOptions,
   type PluginContext,
   type Principal,
   type RouteRegistrar,
@@ -47,6 +48,7 @@ import { orgOperations } from './orgs/org-routes';
 import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
 import { releaseOperations } from './releases/release-routes';
+import { attachmentsRouter } from './releases/attachment-store';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -99,7 +101,7 @@ export class Hearth {
   readonly app = express();
   readonly metrics: HttpMetrics | null;
   private readonly operations: RegisteredOperation[] = [];
-  private readonly packageRouters = new Map<string, { owner: string; router: Router }>();
+  private readonly packageRouters = new Map<string, { owner: string; router: Router; options: PackageRouteOptions }>();
   private readonly rootRouters: Array<{ prefix: string; router: Router }> = [];
   private server?: http.Server;
   private readonly rootUrlDerived: boolean;
@@ -168,6 +170,7 @@ export class Hearth {
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:releases', (r) => {
       releaseOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
+      r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
@@ -187,11 +190,11 @@ export class Hearth {
         if (clash) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered by both "${clash.owner}" and "${owner}"`);
         this.operations.push({ op, owner });
       },
-      packages: (type: string, router: Router) => {
+      packages: (type: string, router: Router, options: PackageRouteOptions = {}) => {
         if (!/^[a-z0-9][a-z0-9-]*$/.test(type)) throw new Error(`package type "${type}" (from "${owner}") must be lower-case letters, digits and dashes`);
         const clash = this.packageRouters.get(type);
         if (clash) throw new Error(`package type "${type}" is claimed by both "${clash.owner}" and "${owner}"`);
-        this.packageRouters.set(type, { owner, router });
+        this.packageRouters.set(type, { owner, router, options });
       },
       root: (prefix: string, router: Router) => {
         this.rootRouters.push({ prefix, router });

@@ -300,6 +300,16 @@ export interface ApiOperation<Body = any, Query = any, Params = any> {
   handler(req: ApiRequest<Body, Query, Params>): Promise<ApiResponse> | ApiResponse;
 }
 
+/** How the kernel guards a package format's router. @public */
+export interface PackageRouteOptions {
+  /**
+   * The token level a request needs, when the HTTP method says otherwise (e.g. cargo's yank is a
+   * DELETE that only changes a flag: `write`). Return undefined for the default: GET/HEAD read,
+   * DELETE delete, others write.
+   */
+  levelFor?(method: string, path: string): ScopeLevel | undefined;
+}
+
 /** Passed to `http.routes` taps. @public */
 export interface RouteRegistrar {
   /** Add a `/api/v1` operation. A second operation with the same method and path stops the start. */
@@ -308,7 +318,7 @@ export interface RouteRegistrar {
    * Mount a package format's router at `/api/packages/:owner/<type>` (create it with
    * `Router({ mergeParams: true })` to read `:owner`). One router per type.
    */
-  packages(type: string, router: Router): void;
+  packages(type: string, router: Router, options?: PackageRouteOptions): void;
   /** Mount a router at a site path outside the API (git smart HTTP, well-known files). */
   root(prefix: string, router: Router): void;
 }

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Express, NextFunction, Request, Response, Router } from 'express';
-import { ApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal } from '@hearth/plugin-api';
+import { ApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal, type PackageRouteOptions } from '@hearth/plugin-api';
 import { grants, levelForMethod } from '../auth/scopes';
-import { unixToIso } from '../users/models';
+import { unixToIso, GO_ZERO_TIME } from '../users/models';
 import type { UserRow } from '../users/models';
 import type { PackageDeps } from './package-deps';
 import { FileBlobStore } from './blob-store';
@@ -53,11 +53,11 @@ export function createPackageFramework(deps: PackageDeps) {
   }
 
   /** Before every format router: authenticate, resolve the owner, check the token scope and the permission for the method. */
-  function guard() {
+  function guard(options: PackageRouteOptions) {
     return async (req: Request, _res: Response, next: NextFunction) => {
       const principal = await deps.authenticate(req);
       const { owner, canWrite } = await visibleOwner(String(req.params.owner), principal);
-      const level = levelForMethod(req.method);
+      const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
       if (principal && !grants(principal.scopes, 'package', level)) {
         throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
       }
@@ -145,9 +145,9 @@ export function createPackageFramework(deps: PackageDeps) {
         },
       ];
     },
-    mount(app: Express, routers: ReadonlyMap<string, { owner: string; router: Router }>): void {
+    mount(app: Express, routers: ReadonlyMap<string, { owner: string; router: Router; options: PackageRouteOptions }>): void {
       if (!settings.ENABLED) return;
-      for (const [type, { router }] of routers) app.use(`/api/packages/:owner/${type}`, guard(), router);
+      for (const [type, { router, options }] of routers) app.use(`/api/packages/:owner/${type}`, guard(options), router);
     },
   };
 }
@@ -156,7 +156,7 @@ export function createPackageFramework(deps: PackageDeps) {
 function ghostUser(root: string): Record<string, unknown> {
   return {
     id: -1, login: 'Ghost', login_name: '', full_name: '', email: '', avatar_url: `${root}assets/img/avatar_default.png`, language: '',
-    is_admin: false, last_login: '0001-01-01T00:00:00Z', created: '0001-01-01T00:00:00Z', restricted: false, active: false,
+    is_admin: false, last_login: GO_ZERO_TIME, created: GO_ZERO_TIME, restricted: false, active: false,
     prohibit_login: false, location: '', website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
   };
 }

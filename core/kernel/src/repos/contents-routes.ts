@@ -41,10 +41,10 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
   const maxBlobSize = () => config.api.DEFAULT_MAX_BLOB_SIZE;
 
   const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read'), 'code');
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'code'), 'code');
 
   const writable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write'), 'code');
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write', 'code'), 'code');
 
   const change = async (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput): Promise<FilesResponse> => {
     const resolved = await writable(req);

@@ -70,7 +70,7 @@ type OwnerRepoRequest = ApiRequest<any, any, { owner: string; repo: string }>;
 
 /** Resolve owner/repo for the caller at `need`, with the code unit on (404 otherwise, as in Gitea). */
 export async function openRepo(deps: GitRouteDeps, req: OwnerRepoRequest, need: 'read' | 'write'): Promise<GitDataRepo> {
-  const resolved = deps.repos.requireUnit(await deps.repos.resolve(req.params.owner, req.params.repo, req.principal, need), 'code');
+  const resolved = deps.repos.requireUnit(await deps.repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'code'), 'code');
   return { resolved, gitDir: resolved.gitDir, links: repoLinks(deps, resolved.owner.name, resolved.repo.name) };
 }
 

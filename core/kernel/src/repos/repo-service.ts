@@ -7,7 +7,8 @@ import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
-import { removeRepoAccess } from '../orgs/org-store';
+import { ACCESS_MODES, removeRepoAccess } from '../orgs/org-store';
+import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
@@ -57,6 +58,41 @@ function accessModePermission(mode: number): RepoPermission {
   return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
 }
 
+/** A caller's level on one unit of a repository (unitPermission). */
+export type UnitAccess = 'none' | 'read' | 'write' | 'admin';
+
+/** One of the caller's teams in a repository's organization, as teamAccess reads it. */
+interface TeamAccess {
+  authorize: number;
+  includes_all_repositories: unknown;
+  units_map: string;
+  team_repo_id: number | null;
+}
+
+/** Whether a team gives access to the repository at all: the Owners team, all repositories, or listed in team_repos. */
+function coversRepo(t: TeamAccess): boolean {
+  return Number(t.authorize) >= 4 || Boolean(t.includes_all_repositories) || Boolean(t.team_repo_id);
+}
+
+/**
+ * A team's access mode (0–3) on one repository unit: admin and Owners teams have admin on every
+ * unit; otherwise the unit's entry in units_map ("repo.code": "read", …; missing → none). A team
+ * whose units_map names no unit at all (unreadable or empty) keeps its overall permission on every unit.
+ */
+export function teamUnitMode(team: { authorize: number; units_map: string }, unit: RepoUnit): number {
+  const authorize = Math.min(Number(team.authorize), 3);
+  if (authorize >= 3) return 3;
+  let map: Record<string, unknown>;
+  try {
+    map = JSON.parse(team.units_map) as Record<string, unknown>;
+  } catch {
+    return authorize;
+  }
+  if (!map || typeof map !== 'object' || !Object.keys(map).some((k) => k.startsWith('repo.'))) return authorize;
+  const mode = ACCESS_MODES.indexOf(map[`repo.${unit}`] as (typeof ACCESS_MODES)[number]);
+  return mode > 0 ? Math.min(mode, 3) : 0;
+}
+
 /**
  * Repositories: rows in `repositories`, bare git directories under DATA_DIR/repositories/<owner>/<name>.git
  * (lower-cased), and the one access rule every route and the git transport ask.
@@ -64,6 +100,8 @@ function accessModePermission(mode: number): RepoPermission {
 export class RepoService {
   readonly root: string;
   private readonly pushQueue = new KeyedQueue();
+  /** Release attachment blobs to remove once a purge committed, by owner id. */
+  private readonly purgedAttachmentBlobs = new Map<number, string[]>();
   /** Directories to remove once a purge committed, by owner id. */
   private readonly purgedDirs = new Map<number, string[]>();
 
@@ -94,50 +132,87 @@ export class RepoService {
    *   its read/write/admin);
    * - a collaborator's read/write/admin;
    * - a public repository: at least read.
-   * Per-unit team permissions (units_map) are stored but the team's overall permission applies to every unit.
+   * This is the repository-wide level; `unitPermission` narrows it per unit (a team's units_map).
    */
   async permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
+    return accessModePermission((await this.access(repo, principal, owner)).mode);
+  }
+
+  /**
+   * The caller's level on one unit of the repository, as Gitea 1.20 computes it: 'none' when the
+   * unit is switched off or the caller may not read the repository; anonymous and public-only
+   * callers read; site admins, the owner, an admin collaborator and members of an admin or Owners
+   * team covering the repository have admin on every unit; otherwise the best of the unit's mode in
+   * the units_map of the caller's teams covering the repository and a collaborator's level (which
+   * applies to every unit), and read on a public repository when no such team grants the unit.
+   */
+  async unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
+    if (!repo.unitMap()[unit]) return 'none';
+    const { mode, teams, collaboration } = await this.access(repo, principal, owner);
+    if (mode <= 0) return 'none';
+    if (mode >= 3 || !teams) return ACCESS_MODES[Math.min(mode, 3)] as UnitAccess;
+    let unitMode = 0;
+    for (const t of teams) if (coversRepo(t)) unitMode = Math.max(unitMode, teamUnitMode(t, unit));
+    const granted = unitMode > 0;
+    unitMode = Math.max(unitMode, collaboration);
+    if (!granted && !repo.is_private) unitMode = Math.max(unitMode, 1);
+    return ACCESS_MODES[Math.min(unitMode, 3)] as UnitAccess;
+  }
+
+  /**
+   * The repository-wide access mode (0 none … 3 admin) and what it was made of: the caller's teams
+   * in the organization (null when the owner is not an organization or the rule decided before
+   * looking) and the collaborator's mode (0 when none).
+   */
+  private async access(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<{ mode: number; teams: TeamAccess[] | null; collaboration: number }> {
     const ownerRow = owner ?? (await this.users.byId(repo.owner_id));
     const isOrg = ownerRow?.type === 1;
     const orgVisibility = isOrg ? ownerRow!.visibility : 0;
-    if (!principal || principal.publicOnly) return repo.is_private || orgVisibility !== 0 ? NO_PERMISSION : accessModePermission(1);
+    if (!principal || principal.publicOnly) return { mode: repo.is_private || orgVisibility !== 0 ? 0 : 1, teams: null, collaboration: 0 };
     const user = principal.user;
-    if (user.isAdmin || user.id === repo.owner_id) return accessModePermission(3);
+    if (user.isAdmin || user.id === repo.owner_id) return { mode: 3, teams: null, collaboration: 0 };
     let mode = 0;
+    let teams: TeamAccess[] | null = null;
     if (isOrg) {
-      const teams = await this.teamAccess(repo, user.id);
-      if (orgVisibility === 2 && teams.length === 0) return NO_PERMISSION;
-      for (const t of teams) {
-        if (Number(t.authorize) >= 4 || t.includes_all_repositories || t.team_repo_id) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
-      }
+      teams = await this.teamAccess(repo, user.id);
+      if (orgVisibility === 2 && teams.length === 0) return { mode: 0, teams, collaboration: 0 };
+      for (const t of teams) if (coversRepo(t)) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
     }
-    const collaboration = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
-    if (collaboration) mode = Math.max(mode, Number(collaboration.mode));
+    const row = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
+    const collaboration = row ? Number(row.mode) : 0;
+    mode = Math.max(mode, collaboration);
     if (!repo.is_private) mode = Math.max(mode, 1);
-    return accessModePermission(mode);
+    return { mode, teams, collaboration };
   }
 
   /** The caller's teams in the repository's organization, each with whether it lists the repository. */
-  private async teamAccess(repo: RepositoryRow, uid: number): Promise<Array<{ authorize: number; includes_all_repositories: unknown; team_repo_id: number | null }>> {
+  private async teamAccess(repo: RepositoryRow, uid: number): Promise<TeamAccess[]> {
     return this.db('team_users as tu')
       .join('teams as t', 't.id', 'tu.team_id')
       .leftJoin('team_repos as tr', (j) => j.on('tr.team_id', '=', 't.id').andOnVal('tr.repo_id', '=', repo.id))
       .where('tu.uid', uid)
       .where('tu.org_id', repo.owner_id)
-      .select('t.authorize', 't.includes_all_repositories', 'tr.id as team_repo_id');
+      .select('t.authorize', 't.includes_all_repositories', 't.units_map', 'tr.id as team_repo_id');
   }
 
   /**
    * Find owner/repo and check the caller may `need` it. A repository the caller may not read is a
    * 404 (its existence is not revealed); one it may read but not change is a 403.
    */
-  async resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed): Promise<ResolvedRepo> {
+  async resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
     const owner = await this.users.byName(ownerName);
     const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
     if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
     const permission = await this.permission(repo, principal, owner);
     if (!permission.pull) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
-    if (need === 'write' && !permission.push) throw ApiError.forbidden('you do not have write access to this repository');
+    if (unit) {
+      // The unit's level decides (a team's units_map); a unit the caller may not read is a 404 like a switched-off unit.
+      const level = ACCESS_MODES.indexOf(await this.unitPermission(repo, principal, unit, owner));
+      if (level < 1) throw ApiError.notFound(`the ${unit} unit of this repository is disabled or not readable`);
+      if (need === 'write' && level < 2) throw ApiError.forbidden(`you do not have write access to the ${unit} unit of this repository`);
+      if (need === 'admin' && level < 3) throw ApiError.forbidden('you do not have admin access to this repository');
+    }
+    if (need === 'write' && !permission.push && !unit) throw ApiError.forbidden('you do not have write access to this repository');
     if (need === 'admin' && !permission.admin) throw ApiError.forbidden('you do not have admin access to this repository');
     if (need !== 'read' && repo.is_archived && need === 'write') throw ApiError.forbidden('repository is archived');
     return { repo, owner, permission, gitDir: this.gitDir(owner.name, repo.name) };
@@ -300,6 +375,7 @@ export class RepoService {
 
   async delete(resolved: ResolvedRepo, actor: UserInfo | null): Promise<void> {
     const { repo, owner } = resolved;
+    let releaseBlobs: string[] = [];
     await this.db.transaction(async (trx) => {
       await trx('repo_branches').where('repo_id', repo.id).delete();
       await trx('repo_topics').where('repo_id', repo.id).delete();
@@ -307,9 +383,11 @@ export class RepoService {
       await deleteCommitStatuses(trx, [repo.id]);
       await removeRepoAccess(trx, repo.id);
       await trx('activities').where('repo_id', repo.id).delete();
+      releaseBlobs = await removeRepoReleases(trx, [repo.id]);
       await trx('repositories').where('id', repo.id).delete();
     });
     fs.rmSync(resolved.gitDir, { recursive: true, force: true });
+    await deleteOrphanAttachmentBlobs(this.db, this.config, releaseBlobs);
     removeArchiveCaches(this.config.server.DATA_DIR, [repo.id]);
     await this.hooks.repository.deleted.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor });
   }
@@ -482,12 +560,15 @@ export class RepoService {
       await deleteCommitStatuses(trx, ids);
       await removeRepoAccess(trx, ids);
       await trx('activities').whereIn('repo_id', ids).delete();
+      this.purgedAttachmentBlobs.set(user.id, await removeRepoReleases(trx, ids));
       await trx('repositories').whereIn('id', ids).delete();
       this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);
     });
     this.hooks.user.deleted.tapPromise('hearth:repositories', async ({ user }) => {
       for (const dir of this.purgedDirs.get(user.id) ?? []) fs.rmSync(dir, { recursive: true, force: true });
       this.purgedDirs.delete(user.id);
+      await deleteOrphanAttachmentBlobs(this.db, this.config, this.purgedAttachmentBlobs.get(user.id) ?? []);
+      this.purgedAttachmentBlobs.delete(user.id);
     });
   }
 }

@@ -115,7 +115,7 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
   const challenge = () => ApiError.unauthorized('authentication required');
   let target: ResolvedRepo;
   try {
-    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read');
+    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read', 'code');
   } catch (err) {
     if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
     throw err;

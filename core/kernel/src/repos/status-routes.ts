@@ -52,7 +52,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
   const archives = new ArchiveCache(config.server.DATA_DIR);
 
   const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read'), 'code');
+    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'code'), 'code');
 
   const repoApiPath = (resolved: ResolvedRepo) => `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
 
@@ -91,7 +91,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
       scopes: ['repository'], auth: 'required', params: SHA_PARAMS, body: 'CreateStatusOption', bodyRequired: true,
       responses: { 201: 'CommitStatus', 400: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateStatusBody, unknown, RepoParams & { sha: string }>) => {
-        const resolved = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write'), 'code');
+        const resolved = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write', 'code'), 'code');
         const sha = await requireCompleteCommit(resolved.gitDir, req.params.sha);
         const body = req.body;
         const row = await store.create({
