@@ -49,6 +49,8 @@ import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
 import { releaseOperations } from './releases/release-routes';
 import { attachmentsRouter } from './releases/attachment-store';
+import { issueOperations } from './issues/issue-routes';
+import { wikiOperations } from './wiki/wiki-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -172,6 +174,9 @@ export class Hearth {
       releaseOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
       r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
+    const services = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http };
+    this.hooks.http.routes.tap('hearth:issues', (r) => issueOperations(services).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:wiki', (r) => wikiOperations(services).forEach((op) => r.api(op)));
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
     }

@@ -3,6 +3,7 @@ import type { PluginMigration } from '@hearth/plugin-api';
 import { orgMigrations } from '../orgs/migrations';
 import { packageMigrations } from '../packages/migrations';
 import { releaseMigrations } from '../releases/migrations';
+import { issueMigrations } from '../issues/migrations';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -194,4 +195,5 @@ export const coreMigrations: PluginMigration[] = [
   ...orgMigrations,
   ...packageMigrations,
   ...releaseMigrations,
+  ...issueMigrations,
 ];
