@@ -369,6 +369,23 @@ describe('organization repositories and deleting members', () => {
     expect((await call('POST', '/orgs/acme/repos', 'stranger', { name: 'by-stranger' })).status).toBe(403);
   });
 
+  test('repo_admin_change_team_access lets a repository admin (not an owner) change which teams reach it', async () => {
+    for (const allowed of [true, false]) {
+      const org = `tac-${allowed}`;
+      expect((await call('POST', '/orgs', 'owner', { username: org, repo_admin_change_team_access: allowed })).status).toBe(201);
+      expect((await call('POST', `/orgs/${org}/repos`, 'owner', { name: 'app' })).status).toBe(201);
+      const admins = (await call('POST', `/orgs/${org}/teams`, 'owner', { name: 'app-admins', permission: 'admin' })).body;
+      const viewers = (await call('POST', `/orgs/${org}/teams`, 'owner', { name: 'viewers', permission: 'read' })).body;
+      await call('PUT', `/teams/${admins.id}/members/writer`, 'owner');
+      await call('PUT', `/teams/${admins.id}/repos/${org}/app`, 'owner');
+      const res = await call('PUT', `/teams/${viewers.id}/repos/${org}/app`, 'writer');
+      expect({ allowed, status: res.status }).toEqual({ allowed, status: allowed ? 204 : 403 });
+      // A member without admin on the repository never may.
+      await call('PUT', `/teams/${viewers.id}/members/reader`, 'owner');
+      expect((await call('DELETE', `/teams/${viewers.id}/repos/${org}/app`, 'reader')).status).toBe(403);
+    }
+  });
+
   test('deleting the last owner of an organization is refused; deleting a member removes their seats', async () => {
     const solo = await server.user('solo-owner');
     const soloToken = await server.token(solo, ALL_SCOPES);

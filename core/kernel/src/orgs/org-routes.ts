@@ -1,4 +1,4 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import { ApiError, isApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import { UserRow, VISIBILITY_NAMES, nowUnix } from '../users/models';
 import { RepositoryRow } from '../repos/models';
 import { isUniqueViolation } from '../db/errors';
@@ -551,8 +551,17 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
       summary: method === 'put' ? 'Add a repository to a team' : 'Remove a repository from a team',
       scopes: ['organization'], auth: 'required', params: teamIdAnd('org', 'repo'), responses: { 204: 'done', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; org: string; repo: string }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own');
         const resolved = await repos.resolve(req.params.org, req.params.repo, req.principal, 'admin');
+        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own').catch(async (err) => {
+          // Gitea's repo_admin_change_team_access: the repository's admins (members of the
+          // organization) may change which teams reach it, not only the organization's owners.
+          // A 403 here means the team exists and the caller is a member of its organization.
+          if (!(isApiError(err) && err.status === 403)) throw err;
+          const team = (await teamById(db, Number(req.params.id)))!;
+          const settings = await db('org_settings').where('org_id', team.org_id).first('repo_admin_change_team_access');
+          if (!settings?.repo_admin_change_team_access) throw err;
+          return { team, org: (await users.byId(team.org_id))! };
+        });
         if (resolved.repo.owner_id !== org.id) throw ApiError.unprocessable('the repository does not belong to the team\'s organization');
         if (method === 'put') {
           if (!(await db('team_repos').where({ team_id: team.id, repo_id: resolved.repo.id }).first('id'))) {
