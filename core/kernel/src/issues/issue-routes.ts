@@ -1,7 +1,363 @@
-import type { ApiOperation } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
+import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import { insertId } from '../orgs/org-store';
+import { nowUnix } from '../users/models';
+import { ID_PARAMS, INDEX_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
+import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toComment, toIssue, toLabel, type IssueRow, type LabelRow } from './issue-store';
+import { labelOperations } from './label-routes';
+import { milestoneOperations } from './milestone-routes';
 
-/** Placeholder: issues, comments, labels, milestones. */
-export function issueOperations(_deps: KernelServices): ApiOperation[] {
-  return [];
+type IndexParams = RepoParams & { index: number };
+type IdParams = RepoParams & { id: number };
+
+interface CreateIssueBody {
+  title: string;
+  body?: string;
+  ref?: string;
+  assignee?: string;
+  assignees?: string[];
+  closed?: boolean;
+  due_date?: string;
+  labels?: number[];
+  milestone?: number;
 }
+interface EditIssueBody {
+  title?: string;
+  body?: string;
+  ref?: string;
+  assignee?: string;
+  assignees?: string[];
+  state?: string;
+  due_date?: string | null;
+  unset_due_date?: boolean;
+  milestone?: number | null;
+}
+interface ListQuery {
+  state?: 'open' | 'closed' | 'all';
+  labels?: string;
+  q?: string;
+  type?: 'issues' | 'pulls';
+  milestones?: string;
+  since?: string;
+  before?: string;
+  created_by?: string;
+}
+
+const TIME_RANGE = {
+  since: { type: 'string', maxLength: 64, description: 'Only show items updated after the given time. This is a timestamp in RFC 3339 format' },
+  before: { type: 'string', maxLength: 64, description: 'Only show items updated before the given time. This is a timestamp in RFC 3339 format' },
+};
+
+const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
+
+/** Assignees are not stored yet: accept only empty values (as clients send by default). */
+function refuseAssignees(b: { assignee?: string; assignees?: string[] }): void {
+  if ((b.assignee && b.assignee.trim()) || (b.assignees && b.assignees.length)) {
+    throw ApiError.unprocessable('assignees are not supported yet', { errors: [{ field: 'assignees', message: 'not supported yet' }] });
+  }
+}
+
+/**
+ * Issues (Gitea's /repos/{owner}/{repo}/issues…), their comments, repository labels and milestones.
+ * Every route needs the issues unit (404 when off or unreadable). Any signed-in reader may open
+ * an issue and comment; the poster may edit (title, body, ref, state) their own issue; labels,
+ * milestones, due dates and others' issues need write on the unit; deleting an issue needs admin.
+ * Creates, edits and label changes pass through `issue.mutate` inside their transaction.
+ */
+export function issueOperations(deps: KernelServices): ApiOperation[] {
+  tapExclusiveLabels(deps.hooks);
+  const ctx = issueContext(deps);
+  return [...commentOperations(deps, ctx), ...issueCrud(deps, ctx), ...labelOperations(deps, ctx), ...milestoneOperations(deps, ctx)];
+}
+
+function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
+  const { db, hooks, users, http } = deps;
+
+  const labelsOfRepo = async (o: OpenedRepo, ids: number[]): Promise<LabelRow[]> => {
+    if (ids.length === 0) return [];
+    const rows = (await db('label').where('repo_id', o.r.repo.id).whereIn('id', ids)).map(toLabel);
+    const out: LabelRow[] = [];
+    for (const id of ids) {
+      const row = rows.find((l) => l.id === id);
+      if (!row) throw ApiError.unprocessable(`label does not exist in this repository [id: ${id}]`, { errors: [{ field: 'labels', message: `unknown label ${id}` }] });
+      if (!out.includes(row)) out.push(row);
+    }
+    return out;
+  };
+  const checkMilestone = async (o: OpenedRepo, id: number): Promise<void> => {
+    if (!(await db('milestone').where({ repo_id: o.r.repo.id, id }).first('id'))) {
+      throw ApiError.unprocessable(`milestone does not exist in this repository [id: ${id}]`, { errors: [{ field: 'milestone', message: `unknown milestone ${id}` }] });
+    }
+  };
+  const one = async (o: OpenedRepo, row: IssueRow, req: ApiRequest<any, any, any>) => (await ctx.issueJsons(o.r, [row], req.principal))[0];
+
+  const listQuery: JsonSchema = {
+    type: 'object',
+    properties: {
+      state: { type: 'string', enum: ['closed', 'open', 'all'], description: 'whether issue is open or closed' },
+      labels: { type: 'string', maxLength: 4096, description: 'comma separated list of labels. Fetch only issues that have any of this labels. Non existent labels are discarded' },
+      q: { type: 'string', maxLength: 255, description: 'search string' },
+      type: { type: 'string', enum: ['issues', 'pulls'], description: 'filter by type (issues / pulls) if set' },
+      milestones: { type: 'string', maxLength: 4096, description: 'comma separated list of milestone names or ids. It uses names and fall back to ids. Fetch only issues that have any of this milestones. Non existent milestones are discarded' },
+      ...TIME_RANGE,
+      created_by: { type: 'string', maxLength: 255, description: 'Only show items which were created by the the given user' },
+    },
+  };
+
+  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+  return [
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues', operationId: 'issueListIssues', summary: "List a repository's issues",
+      params: OWNER_REPO_PARAMS, query: listQuery, paged: true, responses: { 200: list('Issue') },
+      handler: async (req: ApiRequest<unknown, ListQuery, RepoParams>) => {
+        const o = await ctx.open(req, 'read');
+        const f = req.query;
+        const q = db('issue').where('repo_id', o.r.repo.id);
+        const st = f.state ?? 'open';
+        if (st !== 'all') q.where('is_closed', st === 'closed');
+        if (f.type) q.where('is_pull', f.type === 'pulls');
+        let empty = false;
+        const names = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+        if (names(f.labels).length) {
+          const wanted = names(f.labels);
+          const rows = await db('label').where('repo_id', o.r.repo.id).whereIn('name', wanted).select('id', 'name');
+          // Every named label must exist and be on the issue (an unknown label matches nothing).
+          if (wanted.some((n) => !rows.some((r: { name: string }) => r.name === n))) empty = true;
+          for (const id of new Set(rows.map((r: { id: number }) => Number(r.id)))) q.whereIn('id', db('issue_label').where('label_id', id).select('issue_id'));
+        }
+        if (names(f.milestones).length) {
+          const refs = names(f.milestones);
+          const all = await db('milestone').where('repo_id', o.r.repo.id).select('id', 'name');
+          const ids = new Set<number>();
+          for (const ref of refs) {
+            const byName = all.filter((m: { name: string }) => m.name === ref);
+            if (byName.length) byName.forEach((m: { id: number }) => ids.add(Number(m.id)));
+            else if (/^\d+$/.test(ref) && all.some((m: { id: number }) => Number(m.id) === Number(ref))) ids.add(Number(ref));
+          }
+          if (ids.size === 0) empty = true;
+          else q.whereIn('milestone_id', [...ids]);
+        }
+        if (f.q) {
+          const like = `%${escapeLike(f.q)}%`;
+          q.where((w) => w.whereRaw("LOWER(name) LIKE ? ESCAPE '!'", [like]).orWhereRaw("LOWER(content) LIKE ? ESCAPE '!'", [like]));
+        }
+        if (f.since) q.where('updated_unix', '>=', parseTime(f.since, 'since'));
+        if (f.before) q.where('updated_unix', '<=', parseTime(f.before, 'before'));
+        if (f.created_by) {
+          const u = await users.byName(f.created_by);
+          if (!u) empty = true;
+          else q.where('poster_id', u.id);
+        }
+        if (empty) return http.paged(req, [], 0);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = (await q.clone().orderBy([{ column: 'index', order: 'desc' }]).offset(req.paging.offset).limit(req.paging.limit)).map(toIssue);
+        return http.paged(req, await ctx.issueJsons(o.r, rows, req.principal), Number(n));
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues', operationId: 'issueCreateIssue', summary: 'Create an issue', auth: 'required',
+      params: OWNER_REPO_PARAMS, body: 'CreateIssueOption', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreateIssueBody, unknown, RepoParams>) => {
+        const o = await ctx.open(req, 'participate');
+        const b = req.body;
+        refuseAssignees(b);
+        if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
+        // As Gitea: labels and milestone given by a caller without write access are ignored.
+        const labels = o.canWrite ? await labelsOfRepo(o, b.labels ?? []) : [];
+        const milestoneId = o.canWrite && b.milestone ? b.milestone : 0;
+        if (milestoneId) await checkMilestone(o, milestoneId);
+        const deadline = b.due_date && o.canWrite ? parseTime(b.due_date, 'due_date') : 0;
+        await ensureIssueCounter(db, o.r.repo.id);
+        const id = await inTransaction(db, async (trx) => {
+          const index = await nextIssueIndex(trx, o.r.repo.id);
+          const mutation = await hooks.issue.mutate.promise({
+            kind: 'create', issueId: null, repositoryId: o.r.repo.id,
+            changes: { index, title: b.title, body: b.body ?? '', ref: b.ref ?? '', milestoneId, deadlineUnix: deadline, closed: b.closed ?? false, labelIds: labels.map((l) => l.id), labels },
+          }, { actor: req.principal!.user, trx });
+          const c = mutation.changes;
+          const now = nowUnix();
+          const closed = Boolean(c.closed);
+          const issueId = await insertId(trx, 'issue', {
+            repo_id: o.r.repo.id, index, poster_id: req.principal!.user.id, name: String(c.title), content: String(c.body ?? ''), ref: String(c.ref ?? ''),
+            milestone_id: Number(c.milestoneId ?? 0), is_closed: closed, deadline_unix: Number(c.deadlineUnix ?? 0),
+            created_unix: now, updated_unix: now, closed_unix: closed ? now : 0,
+          });
+          const labelIds = [...new Set(((c.labelIds as number[]) ?? []).map(Number))];
+          if (labelIds.length) await trx('issue_label').insert(labelIds.map((label_id) => ({ issue_id: issueId, label_id })));
+          return issueId;
+        });
+        return created(await one(o, toIssue(await db('issue').where('id', id).first()), req));
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueGetIssue', summary: 'Get an issue',
+      params: INDEX_PARAMS, responses: { 200: 'Issue', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'read');
+        return ok(await one(o, await ctx.issueByIndex(o.r, req.params.index), req));
+      },
+    },
+    {
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueEditIssue',
+      summary: 'Edit an issue. If using deadline only the date will be taken into account, and time of day ignored.', auth: 'required',
+      params: INDEX_PARAMS, body: 'EditIssueOption', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<EditIssueBody, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'participate');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        const b = req.body;
+        const isPoster = issue.poster_id === req.principal!.user.id;
+        if (!isPoster && !o.canWrite) throw ApiError.forbidden('only the poster or a writer may edit this issue');
+        refuseAssignees(b);
+        const changes: Record<string, unknown> = {};
+        if (b.title !== undefined) {
+          if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
+          changes.title = b.title;
+        }
+        if (b.body !== undefined) changes.body = b.body;
+        if (b.ref !== undefined) changes.ref = b.ref;
+        if (b.state !== undefined) {
+          if (b.state !== 'open' && b.state !== 'closed') throw ApiError.unprocessable(`invalid state "${b.state}": open or closed`, { errors: [{ field: 'state', message: 'must be open or closed' }] });
+          changes.state = b.state;
+        }
+        const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined;
+        if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing the milestone or due date needs write access to the issues');
+        if (b.milestone !== undefined) {
+          const id = b.milestone ?? 0;
+          if (id) await checkMilestone(o, id);
+          changes.milestoneId = id;
+        }
+        if (b.unset_due_date) changes.deadlineUnix = 0;
+        else if (b.due_date !== undefined) changes.deadlineUnix = b.due_date ? parseTime(b.due_date, 'due_date') : 0;
+        await inTransaction(db, async (trx: Knex.Transaction) => {
+          const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor: req.principal!.user, trx });
+          const c = mutation.changes;
+          const now = nowUnix();
+          const patch: Record<string, unknown> = { updated_unix: now };
+          if (c.title !== undefined) patch.name = String(c.title);
+          if (c.body !== undefined) patch.content = String(c.body);
+          if (c.ref !== undefined) patch.ref = String(c.ref);
+          if (c.milestoneId !== undefined) patch.milestone_id = Number(c.milestoneId);
+          if (c.deadlineUnix !== undefined) patch.deadline_unix = Number(c.deadlineUnix);
+          if (c.state !== undefined) {
+            const closed = c.state === 'closed';
+            patch.is_closed = closed;
+            if (closed && !issue.is_closed) patch.closed_unix = now;
+          }
+          await trx('issue').where('id', issue.id).update(patch);
+        });
+        return created(await one(o, await ctx.issueByIndex(o.r, issue.index), req));
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueDelete', summary: 'Delete an issue', auth: 'required',
+      params: INDEX_PARAMS, responses: { 204: 'issue deleted', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'read');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        if (!o.isAdmin) throw ApiError.forbidden('deleting an issue needs admin access to the repository');
+        await db.transaction(async (trx) => {
+          await trx('issue_label').where('issue_id', issue.id).delete();
+          await trx('comment').where('issue_id', issue.id).delete();
+          await trx('issue').where('id', issue.id).delete();
+        });
+        return noContent();
+      },
+    },
+  ];
+}
+
+function commentOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
+  const { db, http } = deps;
+
+  const commentById = async (o: OpenedRepo, id: number) => {
+    const row = await db('comment').where({ repo_id: o.r.repo.id, id, type: 0 }).first();
+    if (!row) throw ApiError.notFound(`comment does not exist [id: ${id}]`);
+    return toComment(row);
+  };
+  const mayChange = (o: OpenedRepo, posterId: number, req: ApiRequest<any, any, any>) => {
+    if (!o.canWrite && posterId !== req.principal?.user.id) throw ApiError.forbidden('only the author or a writer may change this comment');
+  };
+  const one = async (o: OpenedRepo, id: number, req: ApiRequest<any, any, any>) => (await ctx.commentJsons(o.r, [toComment(await db('comment').where('id', id).first())], req.principal))[0];
+  const timeRange = (q: Knex.QueryBuilder, f: { since?: string; before?: string }) => {
+    if (f.since) q.where('updated_unix', '>=', parseTime(f.since, 'since'));
+    if (f.before) q.where('updated_unix', '<=', parseTime(f.before, 'before'));
+  };
+  const order = [{ column: 'created_unix', order: 'asc' as const }, { column: 'id', order: 'asc' as const }];
+
+  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+  return [
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments', operationId: 'issueGetRepoComments', summary: 'List all comments in a repository',
+      params: OWNER_REPO_PARAMS, query: { type: 'object', properties: TIME_RANGE }, paged: true, responses: { 200: list('Comment') },
+      handler: async (req: ApiRequest<unknown, { since?: string; before?: string }, RepoParams>) => {
+        const o = await ctx.open(req, 'read');
+        const q = db('comment').where({ repo_id: o.r.repo.id, type: 0 });
+        timeRange(q, req.query);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = (await q.clone().orderBy(order).offset(req.paging.offset).limit(req.paging.limit)).map(toComment);
+        return http.paged(req, await ctx.commentJsons(o.r, rows, req.principal), Number(n));
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueGetComment', summary: 'Get a comment',
+      params: ID_PARAMS, responses: { 200: 'Comment', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'read');
+        const c = await commentById(o, req.params.id);
+        return ok(await one(o, c.id, req));
+      },
+    },
+    {
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueEditComment', summary: 'Edit a comment', auth: 'required',
+      params: ID_PARAMS, body: 'EditIssueCommentOption', bodyRequired: true, responses: { 200: 'Comment', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<{ body: string }, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'participate');
+        const c = await commentById(o, req.params.id);
+        mayChange(o, c.poster_id, req);
+        await db('comment').where('id', c.id).update({ content: req.body.body, updated_unix: nowUnix() });
+        return ok(await one(o, c.id, req));
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueDeleteComment', summary: 'Delete a comment', auth: 'required',
+      params: ID_PARAMS, responses: { 204: 'comment deleted', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'participate');
+        const c = await commentById(o, req.params.id);
+        mayChange(o, c.poster_id, req);
+        await db('comment').where('id', c.id).delete();
+        return noContent();
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueGetComments', summary: 'List all comments on an issue',
+      params: INDEX_PARAMS, query: { type: 'object', properties: TIME_RANGE }, responses: { 200: list('Comment'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, { since?: string; before?: string }, IndexParams>) => {
+        const o = await ctx.open(req, 'read');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        const q = db('comment').where({ issue_id: issue.id, type: 0 });
+        timeRange(q, req.query);
+        const rows = (await q.orderBy(order)).map(toComment);
+        return ok(await ctx.commentJsons(o.r, rows, req.principal));
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', summary: 'Add a comment to an issue', auth: 'required',
+      params: INDEX_PARAMS, body: 'CreateIssueCommentOption', bodyRequired: true, responses: { 201: 'Comment', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<{ body: string }, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'participate');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        const now = nowUnix();
+        const id = await db.transaction(async (trx) => {
+          const cid = await insertId(trx, 'comment', { type: 0, repo_id: o.r.repo.id, issue_id: issue.id, poster_id: req.principal!.user.id, content: req.body.body, created_unix: now, updated_unix: now });
+          await trx('issue').where('id', issue.id).update({ updated_unix: now });
+          return cid;
+        });
+        return created(await one(o, id, req));
+      },
+    },
+  ];
+}
+

@@ -9,6 +9,7 @@ import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import { ACCESS_MODES, removeRepoAccess } from '../orgs/org-store';
 import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
+import { removeRepoIssues } from '../issues/issue-store';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
@@ -383,6 +384,7 @@ export class RepoService {
       await deleteCommitStatuses(trx, [repo.id]);
       await removeRepoAccess(trx, repo.id);
       await trx('activities').where('repo_id', repo.id).delete();
+      await removeRepoIssues(trx, [repo.id]);
       releaseBlobs = await removeRepoReleases(trx, [repo.id]);
       await trx('repositories').where('id', repo.id).delete();
     });
@@ -560,6 +562,7 @@ export class RepoService {
       await deleteCommitStatuses(trx, ids);
       await removeRepoAccess(trx, ids);
       await trx('activities').whereIn('repo_id', ids).delete();
+      await removeRepoIssues(trx, ids);
       this.purgedAttachmentBlobs.set(user.id, await removeRepoReleases(trx, ids));
       await trx('repositories').whereIn('id', ids).delete();
       this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);

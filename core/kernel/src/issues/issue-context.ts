@@ -1,0 +1,216 @@
+import { ApiError, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import type { Knex } from 'knex';
+import type { KernelServices } from '../kernel-services';
+import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
+import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import { unixToIso } from '../users/models';
+import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow } from './issue-store';
+
+export type RepoParams = { owner: string; repo: string };
+
+/**
+ * What a route needs: `read` (the issues unit readable), `participate` (signed in, repository not
+ * archived: open issues, comment, edit one's own), `write` (write on the issues unit), `admin`.
+ */
+export type IssueNeed = 'read' | 'participate' | 'write' | 'admin';
+
+export interface OpenedRepo {
+  r: ResolvedRepo;
+  level: UnitAccess;
+  /** Write access to the issues unit of a repository that is not archived. */
+  canWrite: boolean;
+  isAdmin: boolean;
+}
+
+export const INDEX_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { ...(OWNER_REPO_PARAMS.properties as object), index: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'index of the issue' } },
+  required: ['owner', 'repo', 'index'],
+};
+export const ID_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { ...(OWNER_REPO_PARAMS.properties as object), id: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'id of the item' } },
+  required: ['owner', 'repo', 'id'],
+};
+export const INDEX_ID_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { ...(INDEX_PARAMS.properties as object), id: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'id of the label' } },
+  required: ['owner', 'repo', 'index', 'id'],
+};
+export const list = (ref: string) => ({ description: `${ref}List`, schema: { type: 'array', items: { $ref: ref } } });
+
+const GHOST = (id: number) => ({ id: -1, login: 'Ghost', login_name: '', full_name: '', email: '', avatar_url: '', language: '', is_admin: false, last_login: '0001-01-01T00:00:00Z', created: '0001-01-01T00:00:00Z', restricted: false, active: false, prohibit_login: false, location: '', website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0, username: 'Ghost', _former_id: id });
+
+export function issueContext(deps: KernelServices) {
+  const { db, repos, users, config } = deps;
+  const root = () => config.server.ROOT_URL;
+
+  const open = async (req: ApiRequest<any, any, RepoParams>, need: IssueNeed): Promise<OpenedRepo> => {
+    const r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'issues'), 'issues');
+    const level = await repos.unitPermission(r.repo, req.principal, 'issues', r.owner);
+    const archived = Boolean(r.repo.is_archived);
+    const canWrite = (level === 'write' || level === 'admin') && !archived;
+    const isAdmin = level === 'admin';
+    if (need !== 'read') {
+      if (!req.principal) throw ApiError.unauthorized();
+      if (archived) throw ApiError.forbidden('repository is archived');
+    }
+    if (need === 'write' && !canWrite) throw ApiError.forbidden('you do not have write access to the issues of this repository');
+    if (need === 'admin' && !isAdmin) throw ApiError.forbidden('you do not have admin access to this repository');
+    return { r, level, canWrite, isAdmin };
+  };
+
+  const repoUrls = (r: ResolvedRepo) => {
+    const full = `${r.owner.name}/${r.repo.name}`;
+    return { api: `${root()}api/v1/repos/${full}`, html: `${root()}${full}`, full };
+  };
+
+  const issueByIndex = async (r: ResolvedRepo, index: number, q: Knex | Knex.Transaction = db): Promise<IssueRow> => {
+    const row = await q('issue').where({ repo_id: r.repo.id, index }).first();
+    if (!row) throw ApiError.notFound(`issue does not exist [repo: ${r.repo.id}, index: ${index}]`);
+    return toIssue(row);
+  };
+
+  const labelById = async (r: ResolvedRepo, id: number): Promise<LabelRow> => {
+    const row = await db('label').where({ repo_id: r.repo.id, id }).first();
+    if (!row) throw ApiError.notFound(`label does not exist [id: ${id}]`);
+    return toLabel(row);
+  };
+
+  const userJsons = async (ids: number[], viewer: Principal | null): Promise<Map<number, Record<string, unknown>>> => {
+    const out = new Map<number, Record<string, unknown>>();
+    for (const id of new Set(ids)) {
+      const u = await users.byId(id);
+      out.set(id, u ? users.toApi(u, viewer) : GHOST(id));
+    }
+    return out;
+  };
+
+  const labelJson = (r: ResolvedRepo, l: LabelRow) => ({
+    id: l.id, name: l.name, exclusive: l.exclusive, color: l.color.replace(/^#/, ''), description: l.description,
+    url: `${repoUrls(r).api}/labels/${l.id}`,
+  });
+
+  /** open/closed issue counts of milestones. */
+  const milestoneCounts = async (ids: number[]): Promise<Map<number, { open: number; closed: number }>> => {
+    const out = new Map<number, { open: number; closed: number }>();
+    for (const id of ids) out.set(id, { open: 0, closed: 0 });
+    if (ids.length === 0) return out;
+    const rows = await db('issue').whereIn('milestone_id', ids).groupBy('milestone_id', 'is_closed').select('milestone_id', 'is_closed').count({ n: '*' });
+    for (const row of rows as any[]) {
+      const c = out.get(Number(row.milestone_id));
+      if (!c) continue;
+      const closed = row.is_closed === true || Number(row.is_closed) === 1;
+      if (closed) c.closed += Number(row.n);
+      else c.open += Number(row.n);
+    }
+    return out;
+  };
+
+  const milestoneJsons = async (rows: MilestoneRow[]) => {
+    const counts = await milestoneCounts(rows.map((m) => m.id));
+    return rows.map((m) => {
+      const c = counts.get(m.id) ?? { open: 0, closed: 0 };
+      return {
+        id: m.id, title: m.name, description: m.content ?? '', state: m.is_closed ? 'closed' : 'open',
+        open_issues: c.open, closed_issues: c.closed,
+        created_at: unixToIso(m.created_unix), updated_at: unixToIso(m.updated_unix),
+        closed_at: m.is_closed && m.closed_date_unix ? unixToIso(m.closed_date_unix) : null,
+        due_on: m.deadline_unix ? unixToIso(m.deadline_unix) : null,
+      };
+    });
+  };
+
+  /** Labels of issues, by issue id, sorted by name as Gitea does. */
+  const labelsOf = async (issueIds: number[], q: Knex | Knex.Transaction = db): Promise<Map<number, LabelRow[]>> => {
+    const out = new Map<number, LabelRow[]>();
+    for (const id of issueIds) out.set(id, []);
+    if (issueIds.length === 0) return out;
+    const rows = await q('issue_label as il').join('label as l', 'l.id', 'il.label_id').whereIn('il.issue_id', issueIds)
+      .orderBy([{ column: 'l.name', order: 'asc' }, { column: 'l.id', order: 'asc' }]).select('l.*', 'il.issue_id as issue_id_of');
+    for (const row of rows as any[]) out.get(Number(row.issue_id_of))?.push(toLabel(row));
+    return out;
+  };
+
+  const issueJsons = async (r: ResolvedRepo, rows: IssueRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> => {
+    const ids = rows.map((i) => i.id);
+    const labels = await labelsOf(ids);
+    const milestoneIds = [...new Set(rows.map((i) => i.milestone_id).filter((m) => m > 0))];
+    const milestoneRows = milestoneIds.length ? (await db('milestone').whereIn('id', milestoneIds)).map(toMilestone) : [];
+    const milestones = new Map((await milestoneJsons(milestoneRows)).map((m) => [m.id, m]));
+    const commentCounts = new Map<number, number>();
+    if (ids.length) {
+      const counts = await db('comment').whereIn('issue_id', ids).where('type', 0).groupBy('issue_id').select('issue_id').count({ n: '*' });
+      for (const c of counts as any[]) commentCounts.set(Number(c.issue_id), Number(c.n));
+    }
+    const posters = await userJsons(rows.map((i) => i.poster_id), viewer);
+    const urls = repoUrls(r);
+    return rows.map((i) => ({
+      id: i.id,
+      url: `${urls.api}/issues/${i.index}`,
+      html_url: `${urls.html}/issues/${i.index}`,
+      number: i.index,
+      user: posters.get(i.poster_id),
+      original_author: i.original_author,
+      original_author_id: i.original_author_id,
+      title: i.name,
+      body: i.content ?? '',
+      ref: i.ref,
+      assets: [],
+      labels: (labels.get(i.id) ?? []).map((l) => labelJson(r, l)),
+      milestone: milestones.get(i.milestone_id) ?? null,
+      assignee: null,
+      assignees: null,
+      state: i.is_closed ? 'closed' : 'open',
+      is_locked: i.is_locked,
+      comments: commentCounts.get(i.id) ?? 0,
+      created_at: unixToIso(i.created_unix),
+      updated_at: unixToIso(i.updated_unix),
+      closed_at: i.is_closed && i.closed_unix ? unixToIso(i.closed_unix) : null,
+      due_date: i.deadline_unix ? unixToIso(i.deadline_unix) : null,
+      pull_request: null,
+      repository: { id: r.repo.id, name: r.repo.name, owner: r.owner.name, full_name: urls.full },
+      pin_order: 0,
+    }));
+  };
+
+  const commentJsons = async (r: ResolvedRepo, rows: CommentRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> => {
+    const issueIds = [...new Set(rows.map((c) => c.issue_id))];
+    const indexes = new Map<number, { index: number; isPull: boolean }>();
+    if (issueIds.length) {
+      for (const i of await db('issue').whereIn('id', issueIds).select('id', 'index', 'is_pull')) {
+        indexes.set(Number(i.id), { index: Number(i.index), isPull: i.is_pull === true || Number(i.is_pull) === 1 });
+      }
+    }
+    const posters = await userJsons(rows.map((c) => c.poster_id), viewer);
+    const urls = repoUrls(r);
+    return rows.map((c) => {
+      const issue = indexes.get(c.issue_id);
+      const htmlIssue = `${urls.html}/${issue?.isPull ? 'pulls' : 'issues'}/${issue?.index ?? 0}`;
+      return {
+        id: c.id,
+        html_url: `${htmlIssue}#issuecomment-${c.id}`,
+        pull_request_url: issue?.isPull ? `${urls.html}/pulls/${issue.index}` : '',
+        issue_url: issue?.isPull ? '' : `${urls.html}/issues/${issue?.index ?? 0}`,
+        user: posters.get(c.poster_id),
+        original_author: c.original_author,
+        original_author_id: c.original_author_id,
+        body: c.content ?? '',
+        assets: [],
+        created_at: unixToIso(c.created_unix),
+        updated_at: unixToIso(c.updated_unix),
+      };
+    });
+  };
+
+  return { open, repoUrls, issueByIndex, labelById, labelJson, labelsOf, milestoneJsons, issueJsons, commentJsons, toComment };
+}
+
+export type IssueContext = ReturnType<typeof issueContext>;
+
+/** Parse an RFC 3339 time to unix seconds; 422 when it is not one. */
+export function parseTime(value: string, field: string): number {
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw ApiError.unprocessable(`${field} is not a valid date-time`, { errors: [{ field, message: 'must be an RFC 3339 date-time' }] });
+  return Math.floor(t / 1000);
+}

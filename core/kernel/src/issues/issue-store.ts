@@ -1,0 +1,196 @@
+import type { Knex } from 'knex';
+import type { IssueMutation, KernelHooks } from '@hearth/plugin-api';
+import { isUniqueViolation } from '../db/errors';
+import { withConflictRetry } from '../db/retry';
+
+const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
+const num = (v: unknown): number => Number(v ?? 0);
+
+export interface IssueRow {
+  id: number;
+  repo_id: number;
+  index: number;
+  poster_id: number;
+  original_author: string;
+  original_author_id: number;
+  name: string;
+  content: string | null;
+  ref: string;
+  milestone_id: number;
+  is_closed: boolean;
+  is_pull: boolean;
+  is_locked: boolean;
+  deadline_unix: number;
+  created_unix: number;
+  updated_unix: number;
+  closed_unix: number;
+}
+
+export interface LabelRow {
+  id: number;
+  repo_id: number;
+  name: string;
+  exclusive: boolean;
+  description: string;
+  color: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface MilestoneRow {
+  id: number;
+  repo_id: number;
+  name: string;
+  content: string | null;
+  is_closed: boolean;
+  deadline_unix: number;
+  closed_date_unix: number;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface CommentRow {
+  id: number;
+  type: number;
+  repo_id: number;
+  issue_id: number;
+  poster_id: number;
+  original_author: string;
+  original_author_id: number;
+  content: string | null;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export function toIssue(raw: any): IssueRow {
+  return {
+    ...raw,
+    id: num(raw.id), repo_id: num(raw.repo_id), index: num(raw.index), poster_id: num(raw.poster_id), original_author_id: num(raw.original_author_id),
+    milestone_id: num(raw.milestone_id), is_closed: bool(raw.is_closed), is_pull: bool(raw.is_pull), is_locked: bool(raw.is_locked),
+    deadline_unix: num(raw.deadline_unix), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix), closed_unix: num(raw.closed_unix),
+  };
+}
+
+export function toLabel(raw: any): LabelRow {
+  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), exclusive: bool(raw.exclusive), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix) };
+}
+
+export function toMilestone(raw: any): MilestoneRow {
+  return {
+    ...raw, id: num(raw.id), repo_id: num(raw.repo_id), is_closed: bool(raw.is_closed), deadline_unix: num(raw.deadline_unix),
+    closed_date_unix: num(raw.closed_date_unix), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix),
+  };
+}
+
+export function toComment(raw: any): CommentRow {
+  return {
+    ...raw, id: num(raw.id), type: num(raw.type), repo_id: num(raw.repo_id), issue_id: num(raw.issue_id), poster_id: num(raw.poster_id),
+    original_author_id: num(raw.original_author_id), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix),
+  };
+}
+
+// --- labels -------------------------------------------------------------------------------------
+
+/**
+ * The scope of a label name: the part before the LAST '/', as Gitea's ExclusiveScope
+ * (`scope/alpha/name` → `scope/alpha`). A name without '/', starting with '/' or ending with '/'
+ * has no scope ('').
+ */
+export function labelScope(name: string): string {
+  const i = name.lastIndexOf('/');
+  if (i <= 0 || i === name.length - 1) return '';
+  return name.slice(0, i);
+}
+
+/** The scope that makes a label exclusive: its scope when `exclusive` is set, else ''. */
+export function exclusiveScope(label: { name: string; exclusive: boolean }): string {
+  return label.exclusive ? labelScope(label.name) : '';
+}
+
+/**
+ * Keep at most one exclusive label per scope: of several exclusive labels sharing a scope, the
+ * LAST one in the list wins (Gitea's RemoveDuplicateExclusiveLabels). Non-exclusive labels, and
+ * exclusive labels of other scopes, are kept. Order is preserved.
+ */
+export function removeDuplicateExclusive<T extends { id: number; name: string; exclusive: boolean }>(labels: T[]): T[] {
+  const lastOfScope = new Map<string, number>();
+  labels.forEach((l, i) => {
+    const scope = exclusiveScope(l);
+    if (scope) lastOfScope.set(scope, i);
+  });
+  return labels.filter((l, i) => {
+    const scope = exclusiveScope(l);
+    return !scope || lastOfScope.get(scope) === i;
+  });
+}
+
+/** Normalise `#rrggbb`, `rrggbb`, `#rgb` or `rgb` to `#rrggbb` (lower case); null when invalid. */
+export function normalizeColor(color: string): string | null {
+  const m = /^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$/.exec(color.trim());
+  if (!m) return null;
+  const hex = m[1].length === 3 ? m[1].split('').map((c) => c + c).join('') : m[1];
+  return `#${hex.toLowerCase()}`;
+}
+
+/**
+ * The kernel's exclusive-label rule, as an `issue.mutate` tap: a mutation whose changes carry
+ * `labelIds` (the complete resulting list, in order: current labels first, then those added in
+ * request order) and `labels` (the rows of those ids) is rewritten to keep at most one exclusive
+ * label per scope — the last one. So adding an exclusive scoped label drops the other exclusive
+ * labels of its scope, and replacing all labels keeps the last one given per exclusive scope.
+ */
+export function tapExclusiveLabels(hooks: KernelHooks): void {
+  if (hooks.issue.mutate.taps.some((t) => t.name === 'hearth:exclusive-labels')) return;
+  hooks.issue.mutate.tapPromise('hearth:exclusive-labels', async (mutation: IssueMutation) => {
+    const labels = mutation.changes.labels as LabelRow[] | undefined;
+    if (!Array.isArray(mutation.changes.labelIds) || !Array.isArray(labels)) return mutation;
+    const byId = new Map(labels.map((l) => [l.id, l]));
+    const ordered = (mutation.changes.labelIds as number[]).map((id) => byId.get(id)).filter((l): l is LabelRow => !!l);
+    const kept = removeDuplicateExclusive(ordered);
+    return { ...mutation, changes: { ...mutation.changes, labelIds: kept.map((l) => l.id), labels: kept } };
+  });
+}
+
+// --- numbering ----------------------------------------------------------------------------------
+
+/** Make sure the repository's counter row exists; call it before the transaction that numbers an issue. */
+export async function ensureIssueCounter(db: Knex, repoId: number): Promise<void> {
+  try {
+    await db('issue_index').insert({ repo_id: repoId, max_index: 0 }).onConflict('repo_id').ignore();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+}
+
+/**
+ * The next number of a repository's shared issue/pull request sequence (after ensureIssueCounter),
+ * inside `trx`: the counter row is incremented with an UPDATE (a row lock on MariaDB/PostgreSQL,
+ * the write lock on SQLite), so concurrent creates serialise on it and never share a number.
+ */
+export async function nextIssueIndex(trx: Knex.Transaction, repoId: number): Promise<number> {
+  await trx('issue_index').where('repo_id', repoId).increment('max_index', 1);
+  const row = await trx('issue_index').where('repo_id', repoId).first('max_index');
+  return num(row.max_index);
+}
+
+/** Run a transaction, retrying it when the database aborted it for a deadlock or serialisation failure. */
+export function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return withConflictRetry(() => db.transaction(work));
+}
+
+// --- clean-up -----------------------------------------------------------------------------------
+
+/**
+ * Remove every issue, comment, label, milestone and counter of the given repositories. Call it
+ * inside the repository-deletion transaction (RepoService, where releases are removed).
+ */
+export async function removeRepoIssues(trx: Knex | Knex.Transaction, repoIds: number[]): Promise<void> {
+  if (repoIds.length === 0) return;
+  const issueIds = trx('issue').whereIn('repo_id', repoIds).select('id');
+  await trx('issue_label').whereIn('issue_id', issueIds).delete();
+  await trx('comment').whereIn('repo_id', repoIds).delete();
+  await trx('issue').whereIn('repo_id', repoIds).delete();
+  await trx('label').whereIn('repo_id', repoIds).delete();
+  await trx('milestone').whereIn('repo_id', repoIds).delete();
+  await trx('issue_index').whereIn('repo_id', repoIds).delete();
+}

@@ -1,0 +1,180 @@
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
+import type { KernelServices } from '../kernel-services';
+import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import { insertId } from '../orgs/org-store';
+import { nowUnix } from '../users/models';
+import { ID_PARAMS, INDEX_ID_PARAMS, INDEX_PARAMS, list, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
+import { inTransaction, normalizeColor, toLabel, type LabelRow } from './issue-store';
+
+interface LabelBody { name?: string; color?: string; description?: string; exclusive?: boolean }
+type IdParams = RepoParams & { id: number };
+type IndexParams = RepoParams & { index: number };
+type IndexIdParams = IndexParams & { id: number };
+
+function color(value: string): string {
+  const c = normalizeColor(value);
+  if (!c) throw ApiError.unprocessable(`invalid color "${value}": use #rrggbb`, { errors: [{ field: 'color', message: 'must be #rrggbb or rrggbb' }] });
+  return c;
+}
+
+/**
+ * Repository labels (`/repos/{owner}/{repo}/labels…`) and the labels of one issue
+ * (`/issues/{index}/labels…`). Changing either needs write access to the issues unit. Every
+ * change of an issue's labels goes through `issue.mutate` (kind `labels`, changes `labelIds` —
+ * the complete resulting list — and `labels`, their rows) inside its transaction; the kernel's
+ * `hearth:exclusive-labels` tap enforces exclusive scopes there.
+ */
+export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
+  const { db, hooks } = deps;
+
+  /** Resolve label ids (or names) of a request against the repository: 422 for unknown or foreign ones. */
+  const resolveLabels = async (o: OpenedRepo, refs: (number | string)[]): Promise<LabelRow[]> => {
+    const rows = (await db('label').where('repo_id', o.r.repo.id)).map(toLabel);
+    const out: LabelRow[] = [];
+    for (const ref of refs) {
+      const row = typeof ref === 'number' ? rows.find((l) => l.id === ref) : rows.find((l) => l.name === ref) ?? (/^\d+$/.test(ref) ? rows.find((l) => l.id === Number(ref)) : undefined);
+      if (!row) throw ApiError.unprocessable(`label does not exist in this repository [${typeof ref === 'number' ? 'id' : 'name'}: ${ref}]`, { errors: [{ field: 'labels', message: `unknown label ${ref}` }] });
+      if (!out.some((l) => l.id === row.id)) out.push(row);
+    }
+    return out;
+  };
+
+  /** Set an issue's labels to `wanted` (in order) through issue.mutate; returns the stored labels. */
+  const setIssueLabels = async (o: OpenedRepo, req: ApiRequest<any, any, IndexParams>, wanted: (current: LabelRow[]) => LabelRow[]) => {
+    const issue = await ctx.issueByIndex(o.r, req.params.index);
+    await inTransaction(db, async (trx) => {
+      const current = (await ctx.labelsOf([issue.id], trx)).get(issue.id) ?? [];
+      const next = wanted(current);
+      const mutation = await hooks.issue.mutate.promise(
+        { kind: 'labels', issueId: issue.id, repositoryId: o.r.repo.id, changes: { labelIds: next.map((l) => l.id), labels: next } },
+        { actor: req.principal?.user ?? null, trx },
+      );
+      const ids = [...new Set((mutation.changes.labelIds as number[]).map(Number))];
+      await trx('issue_label').where('issue_id', issue.id).delete();
+      if (ids.length) await trx('issue_label').insert(ids.map((id) => ({ issue_id: issue.id, label_id: id })));
+      await trx('issue').where('id', issue.id).update({ updated_unix: nowUnix() });
+    });
+    return ((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l));
+  };
+
+  const labelsBody = 'IssueLabelsOption';
+  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+  return [
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels', operationId: 'issueListLabels', summary: "Get all of a repository's labels",
+      params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('Label') },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
+        const o = await ctx.open(req, 'read');
+        const q = db('label').where('repo_id', o.r.repo.id);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = (await q.clone().orderBy([{ column: 'name', order: 'asc' }, { column: 'id', order: 'asc' }]).offset(req.paging.offset).limit(req.paging.limit)).map(toLabel);
+        return deps.http.paged(req, rows.map((l) => ctx.labelJson(o.r, l)), Number(n));
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/labels', operationId: 'issueCreateLabel', summary: 'Create a label', auth: 'required',
+      params: OWNER_REPO_PARAMS, body: 'CreateLabelOption', bodyRequired: true, responses: { 201: 'Label', 403: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<Required<Pick<LabelBody, 'name' | 'color'>> & LabelBody, unknown, RepoParams>) => {
+        const o = await ctx.open(req, 'write');
+        const now = nowUnix();
+        const id = await insertId(db, 'label', {
+          repo_id: o.r.repo.id, name: req.body.name, color: color(req.body.color), description: req.body.description ?? '',
+          exclusive: req.body.exclusive ?? false, created_unix: now, updated_unix: now,
+        });
+        return created(ctx.labelJson(o.r, await ctx.labelById(o.r, id)));
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueGetLabel', summary: 'Get a single label',
+      params: ID_PARAMS, responses: { 200: 'Label', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'read');
+        return ok(ctx.labelJson(o.r, await ctx.labelById(o.r, req.params.id)));
+      },
+    },
+    {
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueEditLabel', summary: 'Update a label', auth: 'required',
+      params: ID_PARAMS, body: 'EditLabelOption', bodyRequired: true, responses: { 200: 'Label', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<LabelBody, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'write');
+        const label = await ctx.labelById(o.r, req.params.id);
+        const b = req.body;
+        const patch: Record<string, unknown> = { updated_unix: nowUnix() };
+        if (b.name !== undefined) patch.name = b.name;
+        if (b.color !== undefined) patch.color = color(b.color);
+        if (b.description !== undefined) patch.description = b.description;
+        if (b.exclusive !== undefined) patch.exclusive = b.exclusive;
+        await db('label').where('id', label.id).update(patch);
+        return ok(ctx.labelJson(o.r, await ctx.labelById(o.r, label.id)));
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueDeleteLabel', summary: 'Delete a label', auth: 'required',
+      params: ID_PARAMS, responses: { 204: 'label deleted', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
+        const o = await ctx.open(req, 'write');
+        const label = await ctx.labelById(o.r, req.params.id);
+        await db.transaction(async (trx) => {
+          await trx('issue_label').where('label_id', label.id).delete();
+          await trx('label').where('id', label.id).delete();
+        });
+        return noContent();
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueGetLabels', summary: "Get an issue's labels",
+      params: INDEX_PARAMS, responses: { 200: list('Label'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'read');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        return ok(((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l)));
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueAddLabel', summary: 'Add a label to an issue', auth: 'required',
+      params: INDEX_PARAMS, body: labelsBody, bodyRequired: true, responses: { 200: list('Label'), 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'write');
+        await ctx.issueByIndex(o.r, req.params.index);
+        const added = await resolveLabels(o, req.body.labels ?? []);
+        // Current labels first, then the added ones in request order: an added exclusive label wins its scope.
+        return ok(await setIssueLabels(o, req, (current) => [...current.filter((c) => !added.some((a) => a.id === c.id)), ...added]));
+      },
+    },
+    {
+      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueReplaceLabels', summary: "Replace an issue's labels", auth: 'required',
+      params: INDEX_PARAMS, body: labelsBody, bodyRequired: true, responses: { 200: list('Label'), 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'write');
+        await ctx.issueByIndex(o.r, req.params.index);
+        const wanted = await resolveLabels(o, req.body.labels ?? []);
+        return ok(await setIssueLabels(o, req, () => wanted));
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueClearLabels', summary: "Remove all labels from an issue", auth: 'required',
+      params: INDEX_PARAMS, responses: { 204: 'labels removed', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
+        const o = await ctx.open(req, 'write');
+        await setIssueLabels(o, req, () => []);
+        return noContent();
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels/{id}', operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', auth: 'required',
+      params: INDEX_ID_PARAMS, responses: { 204: 'label removed', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, IndexIdParams>) => {
+        const o = await ctx.open(req, 'write');
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        const current = (await ctx.labelsOf([issue.id])).get(issue.id) ?? [];
+        if (!current.some((l) => l.id === req.params.id)) {
+          const exists = await db('label').where({ id: req.params.id, repo_id: o.r.repo.id }).first('id');
+          if (!exists) throw ApiError.unprocessable(`label does not exist in this repository [id: ${req.params.id}]`);
+          throw ApiError.notFound(`the issue does not carry label ${req.params.id}`);
+        }
+        await setIssueLabels(o, req, (cur) => cur.filter((l) => l.id !== req.params.id));
+        return noContent();
+      },
+    },
+  ];
+}
