@@ -18,7 +18,7 @@ let adminCollab: U;
 let readTeam: U;
 let stranger: U;
 const tokens: Record<string, string> = {};
-const ALL_SCOPES = ['delete:repository', 'delete:organization', 'write:user'];
+const ALL_SCOPES = ['delete:repository', 'delete:organization', 'write:user', 'delete:issue'];
 
 beforeAll(async () => {
   server = await startServer();
@@ -146,6 +146,23 @@ describe('the permission matrix', () => {
           (await call('GET', `/repos/${repo}`, w)).status,
           (await call('GET', `/repos/${repo}/contents`, w)).status,
           (await call('PATCH', `/repos/${repo}`, w, { description: `edited by ${key}` })).status,
+        ];
+      }
+      expect(got).toEqual(want);
+    });
+
+    test(`issues: ${repo}`, async () => {
+      // Reading issues follows reading the repository; writing them (a label) needs write access.
+      const got: Record<string, number[]> = {};
+      const want: Record<string, number[]> = {};
+      for (const w of who) {
+        const key = w ?? 'anon';
+        const [read, , push] = expected[repo][key];
+        const write = read !== 200 ? (w ? 404 : 401) : push ? 201 : w ? 403 : 401;
+        want[key] = [read, write];
+        got[key] = [
+          (await call('GET', `/repos/${repo}/issues`, w)).status,
+          (await call('POST', `/repos/${repo}/labels`, w, { name: `by-${key}`, color: '#00aabb' })).status,
         ];
       }
       expect(got).toEqual(want);
