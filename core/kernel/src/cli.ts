@@ -172,7 +172,9 @@ async function repositoryConsistency(db: import('knex').Knex, root: string): Pro
     const ownerDir = path.join(root, owner);
     if (!fs.statSync(ownerDir).isDirectory()) continue;
     for (const entry of fs.readdirSync(ownerDir)) {
-      if (entry.endsWith('.git') && !known.has(`${owner}/${entry.slice(0, -4)}`)) unadopted.push(`${owner}/${entry.slice(0, -4)}`);
+      // A wiki (<name>.wiki.git) belongs to the repository <name>.
+      const owning = entry.endsWith('.wiki.git') ? entry.slice(0, -'.wiki.git'.length) : entry.slice(0, -4);
+      if (entry.endsWith('.git') && !known.has(`${owner}/${owning}`)) unadopted.push(`${owner}/${entry.slice(0, -4)}`);
     }
   }
   return { missing, unadopted, total: rows.length };

@@ -13,8 +13,10 @@ import { removeRepoIssues } from '../issues/issue-store';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
+import { writeHooks } from './server-hooks';
 import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
+import { moveWiki, removeWiki, wikiDirOf } from '../wiki/wiki-store';
 
 /** What a caller may do with a repository (Gitea's Permission object). */
 export interface RepoPermission {
@@ -361,14 +363,17 @@ export class RepoService {
       assertValidRepoName(rename);
       if (rename.toLowerCase() !== repo.lower_name) {
         const taken = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: rename.toLowerCase() });
-        if (taken || fs.existsSync(this.gitDir(owner.name, rename))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
+        if (taken || fs.existsSync(this.gitDir(owner.name, rename)) || fs.existsSync(wikiDirOf(this.gitDir(owner.name, rename)))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
       }
       patch.name = rename;
       patch.lower_name = rename.toLowerCase();
     }
     await this.db.transaction(async (trx) => {
       await RepositoryRow.query(trx).patch(patch).where('id', repo.id);
-      if (rename !== undefined && rename.toLowerCase() !== repo.lower_name) fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
+      if (rename !== undefined && rename.toLowerCase() !== repo.lower_name) {
+        fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
+        moveWiki(resolved.gitDir, this.gitDir(owner.name, rename)); // the wiki (<name>.wiki.git) goes along
+      }
     });
     void actor;
     return (await this.byId(repo.id))!;
@@ -389,6 +394,7 @@ export class RepoService {
       await trx('repositories').where('id', repo.id).delete();
     });
     fs.rmSync(resolved.gitDir, { recursive: true, force: true });
+    removeWiki(resolved.gitDir);
     await deleteOrphanAttachmentBlobs(this.db, this.config, releaseBlobs);
     removeArchiveCaches(this.config.server.DATA_DIR, [repo.id]);
     await this.hooks.repository.deleted.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor });
@@ -450,6 +456,7 @@ export class RepoService {
       const gitDir = this.gitDir(row.owner_name, row.name);
       if (!fs.existsSync(gitDir)) continue;
       writeHooks(gitDir);
+      if (fs.existsSync(wikiDirOf(gitDir))) writeHooks(wikiDirOf(gitDir));
       count++;
     }
     return count;
@@ -574,41 +581,4 @@ export class RepoService {
       this.purgedAttachmentBlobs.delete(user.id);
     });
   }
-}
-
-/**
- * The server-side hooks of every repository. pre-receive refuses deleting the default branch and
- * writing the server's own refs (refs/pull/*, refs/hearth/*) — git shows the message to the pusher; post-receive hands the applied ref updates to the
- * server through the file named by HEARTH_PUSH_LOG. Neither interpolates anything a user sent.
- */
-export function writeHooks(gitDir: string): void {
-  const hooks = path.join(gitDir, 'hooks');
-  fs.mkdirSync(hooks, { recursive: true });
-  fs.writeFileSync(
-    path.join(hooks, 'pre-receive'),
-    `#!/bin/sh
-default=$(git symbolic-ref -q HEAD)
-while read old new ref; do
-  if [ "$ref" = "$default" ] && [ "$new" = "${ZERO_ID}" ]; then
-    echo "hearth: refusing to delete the default branch \${ref#refs/heads/}; make another branch the default first" >&2
-    exit 1
-  fi
-  case "$ref" in
-    refs/pull/*|refs/hearth/*)
-      echo "hearth: $ref is reserved for the server (pull requests); push to a branch or tag instead" >&2
-      exit 1 ;;
-  esac
-done
-exit 0
-`,
-    { mode: 0o755 },
-  );
-  fs.writeFileSync(
-    path.join(hooks, 'post-receive'),
-    `#!/bin/sh
-if [ -n "$HEARTH_PUSH_LOG" ]; then cat > "$HEARTH_PUSH_LOG"; else cat > /dev/null; fi
-exit 0
-`,
-    { mode: 0o755 },
-  );
 }

@@ -10,6 +10,7 @@ import type { HearthConfig } from '../config/types';
 import { grants } from '../auth/scopes';
 import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
+import { ensureWiki, wikiDirOf } from '../wiki/wiki-store';
 
 const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
 type Service = keyof typeof SERVICES;
@@ -107,27 +108,40 @@ function gitProtocol(req: Request): string {
  * answered 401 with a Basic challenge, so git asks for credentials; a signed-in one without
  * access gets 404 (reading) or 403 (pushing).
  */
-async function authorize(deps: SmartHttpDeps, req: Request, res: Response, service: Service): Promise<ResolvedRepo> {
+async function authorize(deps: SmartHttpDeps, req: Request, res: Response, service: Service): Promise<GitTarget> {
   if (deps.config.repository.DISABLE_HTTP_GIT) throw new ApiError(403, 'git over HTTP is disabled on this server');
   const push = service === 'git-receive-pack';
   const principal = await deps.authenticate(req);
-  const repoName = String(req.params.repo).replace(/\.git$/i, '');
+  // `<repo>.wiki(.git)` is the repository's wiki (Gitea's layout), guarded by the wiki unit.
+  // (Repository names cannot end in .wiki: see names.ts.)
+  const requested = String(req.params.repo).replace(/\.git$/i, '');
+  const wiki = /\.wiki$/i.test(requested);
+  const repoName = wiki ? requested.slice(0, -'.wiki'.length) : requested;
+  const unit = wiki ? 'wiki' : 'code';
   const challenge = () => ApiError.unauthorized('authentication required');
   let target: ResolvedRepo;
   try {
-    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read', 'code');
+    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read', unit);
   } catch (err) {
     if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
     throw err;
   }
   if (push && !principal) throw challenge();
-  deps.repos.requireUnit(target, 'code'); // no code unit, no git transport
+  deps.repos.requireUnit(target, unit); // no code (wiki) unit, no git transport for it
   if (principal && !grants(principal.scopes, 'repository', push ? 'write' : 'read')) {
     throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
   }
   res.locals.route = `git ${service}`;
-  return target;
+  if (!wiki) return target;
+  const wikiDir = wikiDirOf(target.gitDir);
+  // The first push creates the wiki (as the first page written does); there is nothing to fetch before.
+  if (push) await ensureWiki(wikiDir, deps.config.repository.DEFAULT_BRANCH);
+  else if (!fs.existsSync(path.join(wikiDir, 'HEAD'))) throw ApiError.notFound(`the wiki of this repository does not exist yet [${target.owner.name}/${target.repo.name}]`);
+  return { ...target, gitDir: wikiDir, wiki: true };
 }
+
+/** What the transport serves: a repository, or (wiki) its wiki's git directory. */
+type GitTarget = ResolvedRepo & { wiki?: boolean };
 
 /** Pipe `input` into git and git's output into the response; stderr goes to the log. */
 async function streamChild(
@@ -173,7 +187,7 @@ async function forward(source: NodeJS.ReadableStream, res: Response): Promise<vo
   }
 }
 
-async function afterPush(deps: SmartHttpDeps, target: ResolvedRepo, pushLog: string, principal: Principal | null): Promise<void> {
+async function afterPush(deps: SmartHttpDeps, target: GitTarget, pushLog: string, principal: Principal | null): Promise<void> {
   let text = '';
   try {
     text = fs.readFileSync(pushLog, 'utf8');
@@ -189,6 +203,8 @@ async function afterPush(deps: SmartHttpDeps, target: ResolvedRepo, pushLog: str
       const [oldId, newId, ref] = line.split(' ');
       return { ref, oldId, newId };
     });
+  // A wiki push has no branch records of its own; the code repository's must not see it.
+  if (target.wiki) return;
   try {
     await deps.repos.recordPush(target.repo, updates, principal?.user ?? null);
   } catch (err) {

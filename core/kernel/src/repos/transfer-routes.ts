@@ -5,6 +5,7 @@ import { nowUnix } from '../users/models';
 import type { UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 import { REPO_STATUS } from './models';
+import { moveWiki, wikiDirOf } from '../wiki/wiki-store';
 import type { RepoService, ResolvedRepo } from './repo-service';
 
 /**
@@ -16,7 +17,7 @@ async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipi
   const db = repos.query().knex();
   const target = repos.gitDir(recipient.name, repo.name);
   const clash = await repos.query().findOne({ owner_id: recipient.id, lower_name: repo.lower_name });
-  if (clash || fs.existsSync(target)) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
+  if (clash || fs.existsSync(target) || fs.existsSync(wikiDirOf(target))) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
   await db.transaction(async (trx) => {
     await trx('repositories').where('id', repo.id).update({ owner_id: recipient.id, owner_name: recipient.name, status: REPO_STATUS.ready, updated_unix: nowUnix() });
     await trx('repo_transfers').where('repo_id', repo.id).delete();
@@ -24,6 +25,12 @@ async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipi
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.renameSync(resolved.gitDir, target);
+    try {
+      moveWiki(resolved.gitDir, target); // the wiki (<name>.wiki.git) goes along
+    } catch (err) {
+      fs.renameSync(target, resolved.gitDir);
+      throw err;
+    }
   } catch (err) {
     // The files did not move: put the record back where they are.
     await db('repositories').where('id', repo.id).update({ owner_id: repo.owner_id, owner_name: repo.owner_name });
