@@ -48,19 +48,29 @@ export const PAGING_QUERY: Record<string, JsonSchema> = {
 export function buildApiRouter(operations: readonly RegisteredOperation[], deps: OperationDeps): express.Router {
   const router = express.Router({ caseSensitive: false, strict: false });
   const readBody = express.raw({ type: () => true, limit: deps.config.server.MAX_BODY_SIZE });
-  const methodsByPath = new Map<string, Set<string>>();
-
+  // Operations are grouped by their first path segment (always literal in Gitea's API): a request
+  // is matched only against its group, so adding features does not slow every call down.
+  const groups = new Map<string, { router: express.Router; methodsByPath: Map<string, Set<string>> }>();
   for (const { op } of operations) {
-    const path = toExpressPath(op.path);
-    const methods = methodsByPath.get(path) ?? new Set<string>();
+    const [, first, ...rest] = toExpressPath(op.path).split('/');
+    let group = groups.get(first.toLowerCase());
+    if (!group) {
+      group = { router: express.Router({ caseSensitive: false, strict: false }), methodsByPath: new Map() };
+      groups.set(first.toLowerCase(), group);
+      router.use(`/${first}`, group.router);
+    }
+    const path = `/${rest.join('/')}`;
+    const methods = group.methodsByPath.get(path) ?? new Set<string>();
     methods.add(op.method.toUpperCase());
-    methodsByPath.set(path, methods);
-    router[op.method](path, compile(op, deps, readBody));
+    group.methodsByPath.set(path, methods);
+    group.router[op.method](path, compile(op, deps, readBody));
   }
   // A known path with another method: 405 naming the allowed ones, not a misleading 404.
-  for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].concat(methods.has('GET') ? ['HEAD'] : []).join(', ');
-    router.all(path, (req, _res, next) => next(new ApiError(405, `method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow })));
+  for (const { router: groupRouter, methodsByPath } of groups.values()) {
+    for (const [path, methods] of methodsByPath) {
+      const allow = [...methods].concat(methods.has('GET') ? ['HEAD'] : []).join(', ');
+      groupRouter.all(path, (req, _res, next) => next(new ApiError(405, `method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow })));
+    }
   }
   return router;
 }
