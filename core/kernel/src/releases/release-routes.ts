@@ -2,7 +2,7 @@ import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, t
 import type { KernelServices } from '../kernel-services';
 import { isUniqueViolation } from '../db/errors';
 import { nowUnix, unixToIso } from '../users/models';
-import { GitError, ZERO_ID, runGit } from '../repos/git';
+import { ZERO_ID } from '../repos/git';
 import { escapeSegments, readRef, repoLinks } from '../repos/git-data-git';
 import { notFoundAs, resolveCommit } from '../repos/revisions';
 import { assertValidRefName } from '../repos/names';
@@ -127,16 +127,10 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
     const ref = `refs/tags/${tag}`;
     if (await readRef(r.gitDir, ref)) return;
     const commit = await notFoundAs(resolveCommit(r.gitDir, target, 'target_commitish'), `target does not exist [target_commitish: ${target}]`);
-    try {
-      await runGit(['update-ref', '-m', 'hearth: tag created for a release', '--', ref, commit, ZERO_ID], { gitDir: r.gitDir });
-    } catch (err) {
-      if (err instanceof GitError) {
-        if (await readRef(r.gitDir, ref)) return; // created concurrently
-        throw ApiError.conflict(`tag conflicts with an existing tag [name: ${tag}]`);
-      }
-      throw err;
+    if (!(await repos.updateRef(r.repo, ref, ZERO_ID, commit, principal.user, 'hearth: tag created for a release'))) {
+      if (await readRef(r.gitDir, ref)) return; // created concurrently
+      throw ApiError.conflict(`tag conflicts with an existing tag [name: ${tag}]`);
     }
-    await repos.recordPush(r.repo, [{ ref, oldId: ZERO_ID, newId: commit }], principal.user);
   };
 
   const removeReleases = async (rows: ReleaseRow[]): Promise<void> => {

@@ -1,5 +1,5 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
-import { ZERO_ID, GitError, runGit } from './git';
+import { ZERO_ID } from './git';
 import { readCommits, toPayloadCommits } from './commit-json';
 import { listRefs, openRepo, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
 import { notFoundAs, resolveCommit } from './revisions';
@@ -102,15 +102,10 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
 
         if (await readRef(r.gitDir, `${HEADS}${name}`)) throw ApiError.conflict(`The branch already exists. [branch: ${name}]`);
         if (await readRef(r.gitDir, `refs/tags/${name}`)) throw ApiError.conflict(`The branch with the same tag already exists. [name: ${name}]`);
-        try {
-          // The all-zero old value makes the creation atomic: it fails if the ref appeared meanwhile.
-          await runGit(['update-ref', '-m', 'hearth: branch created through the API', '--', `${HEADS}${name}`, start, ZERO_ID], { gitDir: r.gitDir });
-        } catch (err) {
-          // 'refs/heads/a' exists, so 'refs/heads/a/b' cannot (or the reverse), or a racing creation won.
-          if (err instanceof GitError) throw ApiError.conflict(`The branch with the same name already exists or conflicts with an existing branch [branch: ${name}]`);
-          throw err;
+        // 'refs/heads/a' exists, so 'refs/heads/a/b' cannot (or the reverse), or a racing creation won.
+        if (!(await repos.updateRef(r.resolved.repo, `${HEADS}${name}`, ZERO_ID, start, req.principal!.user, 'hearth: branch created through the API'))) {
+          throw ApiError.conflict(`The branch with the same name already exists or conflicts with an existing branch [branch: ${name}]`);
         }
-        await repos.recordPush(r.resolved.repo, [{ ref: `${HEADS}${name}`, oldId: ZERO_ID, newId: start }], req.principal!.user);
         const [branch] = await branchesToApi(deps, r, req.principal, [{ ref: `${HEADS}${name}`, id: start, type: 'commit' }]);
         return created(branch);
       },
@@ -126,13 +121,9 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
           throw ApiError.forbidden(`can not delete default branch [branch: ${name}]: make another branch the default first`);
         }
         const ref = await requireBranch(r, name);
-        try {
-          await runGit(['update-ref', '-m', 'hearth: branch deleted through the API', '-d', '--', ref.ref, ref.id], { gitDir: r.gitDir });
-        } catch (err) {
-          if (err instanceof GitError) throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
-          throw err;
+        if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: branch deleted through the API'))) {
+          throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
         }
-        await repos.recordPush(r.resolved.repo, [{ ref: ref.ref, oldId: ref.id, newId: ZERO_ID }], req.principal!.user);
         return noContent();
       },
     },

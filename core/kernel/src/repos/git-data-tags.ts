@@ -1,6 +1,6 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { nowUnix } from '../users/models';
-import { ZERO_ID, GitError, gitText, runGit } from './git';
+import { ZERO_ID, gitText, runGit } from './git';
 import { unsignedVerification } from './commit-json';
 import { unixToIso } from '../users/models';
 import { escapeSegments, goDate, listRefs, openRepo, readRef, type GitDataRepo, type RepoLinks } from './git-data-git';
@@ -168,13 +168,9 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
           const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger} <${email}> ${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
           object = await gitText(['mktag'], { gitDir: r.gitDir, input: body });
         }
-        try {
-          await runGit(['update-ref', '-m', 'hearth: tag created through the API', '--', ref, object, ZERO_ID], { gitDir: r.gitDir });
-        } catch (err) {
-          if (err instanceof GitError) throw ApiError.conflict(`tag already exists or conflicts with an existing tag [name: ${name}]`);
-          throw err;
+        if (!(await repos.updateRef(r.resolved.repo, ref, ZERO_ID, object, req.principal!.user, 'hearth: tag created through the API'))) {
+          throw ApiError.conflict(`tag already exists or conflicts with an existing tag [name: ${name}]`);
         }
-        await repos.recordPush(r.resolved.repo, [{ ref, oldId: ZERO_ID, newId: object }], req.principal!.user);
         return created(tagToApi(r.links, await requireTag(r, name)));
       },
     },
@@ -186,13 +182,9 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
         const name = req.params.tag;
         const ref = isValidRefName(name) ? await readRef(r.gitDir, `${TAGS}${name}`) : null;
         if (!ref) throw ApiError.notFound(`tag doesn't exist: ${name}`);
-        try {
-          await runGit(['update-ref', '-m', 'hearth: tag deleted through the API', '-d', '--', ref.ref, ref.id], { gitDir: r.gitDir });
-        } catch (err) {
-          if (err instanceof GitError) throw ApiError.conflict(`the tag changed while it was being deleted; try again [name: ${name}]`);
-          throw err;
+        if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: tag deleted through the API'))) {
+          throw ApiError.conflict(`the tag changed while it was being deleted; try again [name: ${name}]`);
         }
-        await repos.recordPush(r.resolved.repo, [{ ref: ref.ref, oldId: ref.id, newId: ZERO_ID }], req.principal!.user);
         return noContent();
       },
     },

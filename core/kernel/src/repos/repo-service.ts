@@ -12,7 +12,7 @@ import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/att
 import { removeRepoIssues } from '../issues/issue-store';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
-import { ZERO_ID, gitText, runGit } from './git';
+import { GitError, ZERO_ID, gitText, runGit } from './git';
 import { writeHooks } from './server-hooks';
 import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
@@ -416,6 +416,24 @@ export class RepoService {
     await this.hooks.push.received.promise({
       repositoryId: repo.id, ownerId: repo.owner_id, ownerName: owner?.name ?? repo.owner_name, name: repo.name, actor: pusher, updates,
     });
+  }
+
+  /**
+   * Move one ref from `oldId` to `newId` as a compare-and-swap (ZERO_ID as old creates, as new
+   * deletes) and record it like a push. False when the ref was not at `oldId` (a racing change,
+   * or a name clash such as refs/heads/a vs refs/heads/a/b): the caller says what that means.
+   */
+  async updateRef(repo: RepositoryRow, ref: string, oldId: string, newId: string, actor: UserInfo, reason: string): Promise<boolean> {
+    const gitDir = this.gitDir(repo.owner_name, repo.name);
+    const args = newId === ZERO_ID ? ['update-ref', '-m', reason, '-d', '--', ref, oldId] : ['update-ref', '-m', reason, '--', ref, newId, oldId];
+    try {
+      await runGit(args, { gitDir });
+    } catch (err) {
+      if (err instanceof GitError) return false;
+      throw err;
+    }
+    await this.recordPush(repo, [{ ref, oldId, newId }], actor);
+    return true;
   }
 
   /** Branch rows, emptiness and the default branch after a push; idempotent, so it can be retried. */
