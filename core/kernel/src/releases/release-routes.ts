@@ -3,7 +3,8 @@ import type { KernelServices } from '../kernel-services';
 import { isUniqueViolation } from '../db/errors';
 import { nowUnix, unixToIso } from '../users/models';
 import { ZERO_ID } from '../repos/git';
-import { escapeSegments, readRef, repoLinks } from '../repos/git-data-git';
+import { readRef } from '../repos/git-data-git';
+import { escapeSegments, repoLinks } from '../repos/links';
 import { notFoundAs, resolveCommit } from '../repos/revisions';
 import { assertValidRefName } from '../repos/names';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
@@ -90,7 +91,7 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
   };
 
   const toApi = async (r: ResolvedRepo, rows: ReleaseRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> => {
-    const links = repoLinks({ http, config }, r.owner.name, r.repo.name);
+    const links = repoLinks(config, r.owner.name, r.repo.name);
     const assets = await attachments.list(rows.map((x) => x.id));
     const authors = new Map<number, Record<string, unknown> | null>();
     for (const id of new Set(rows.map((x) => x.publisher_id))) {

@@ -4,7 +4,8 @@ import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { runGit } from './git';
 import { GO_ZERO_TIME } from '../users/models';
-import { LOG_CONFIG, goDate, type RepoLinks } from './git-data-git';
+import { LOG_CONFIG, goDate } from './git-data-git';
+import type { RepoLinks } from './links';
 
 /**
  * Commits read from git and rendered as Gitea JSON (`Commit`, `PayloadCommit`). Reading is

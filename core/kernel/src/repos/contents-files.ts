@@ -7,7 +7,8 @@ import type { UserRow } from '../users/models';
 import { ZERO_ID } from './git';
 import { casUpdateRef, entriesOf, git, hasNoBranches, lookupPaths, withLock, writeBlob, type PathInfo, type TreeEntry } from './contents-git';
 import { branchCommit } from './revisions';
-import { describe, type ContentsResponse, type RepoUrls } from './contents-read';
+import { describe, type ContentsResponse } from './contents-read';
+import { safeIdent, userIdentity, type Person, type RepoLinks } from './links';
 import { assertValidRefName, assertValidTreePath } from './names';
 import type { RepoService, ResolvedRepo } from './repo-service';
 
@@ -58,7 +59,7 @@ export interface FilesResponse {
 
 export interface ChangeFilesDeps {
   repos: RepoService;
-  urls: RepoUrls;
+  urls: RepoLinks;
   maxBlobSize: number;
   noReplyAddress: string;
 }
@@ -93,24 +94,14 @@ export function defaultMessage(files: Array<{ operation: string; path: string }>
   return lines.join('\n');
 }
 
-interface Person {
-  name: string;
-  email: string;
-}
-
-/** What git takes as an ident: no angle brackets or line breaks (Gitea's gitSafeName). */
-function safeIdent(value: string): string {
-  return value.replace(/[<>\x00-\x1f\x7f]/g, '').trim();
-}
-
 /**
  * Gitea's GetAuthorAndCommitterUsers: an identity counts when it has an email; one given serves
  * for both; none means the caller (with their full name, and their no-reply address when they keep
  * their email private).
  */
 function people(input: ChangeFilesInput, doer: UserInfo, doerRow: UserRow | undefined, noReply: string): { author: Person; committer: Person } {
-  const doerEmail = doerRow?.keep_email_private ? `${doer.lowerName}@${noReply}` : doer.email;
-  const self: Person = { name: doer.fullName || doer.name, email: doerEmail };
+  const self = userIdentity(doer, doerRow, noReply);
+  const doerEmail = self.email;
   const pick = (id: IdentityOption | undefined): Person | null => {
     if (!id?.email?.trim()) return null;
     const email = id.email.trim();

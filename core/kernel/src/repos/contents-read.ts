@@ -1,8 +1,8 @@
 import { ApiError } from '@hearth/plugin-api';
-import type { HearthConfig } from '../config/types';
 import { entryAt, lastCommitOf, lastCommitsIn, listTree, readBlobs, type TreeEntry } from './contents-git';
 import { resolveRef, type ResolvedRef } from './revisions';
 import type { ResolvedRepo } from './repo-service';
+import { escapeSegments, type RepoLinks } from './links';
 
 /** Gitea's ContentsResponse. */
 export interface ContentsResponse {
@@ -23,22 +23,6 @@ export interface ContentsResponse {
   _links: { self: string; git: string | null; html: string | null };
 }
 
-/** Where a repository lives on the API and on the site, for the URLs in contents answers. */
-export interface RepoUrls {
-  api: string;
-  html: string;
-}
-
-export function repoUrls(config: HearthConfig, resolved: ResolvedRepo): RepoUrls {
-  const full = `${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
-  return { api: `${config.server.ROOT_URL}api/v1/repos/${full}`, html: `${config.server.ROOT_URL}${full}` };
-}
-
-/** Each segment of a path percent-encoded, the slashes kept. */
-export function escapeSegments(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
-}
-
 export function entryKind(entry: Pick<TreeEntry, 'mode' | 'type'>): ContentsResponse['type'] {
   if (entry.type === 'tree') return 'dir';
   if (entry.type === 'commit' || entry.mode === '160000') return 'submodule';
@@ -48,7 +32,7 @@ export function entryKind(entry: Pick<TreeEntry, 'mode' | 'type'>): ContentsResp
 
 /** What a ContentsResponse is being built against: the commit, and the ref as the client named it. */
 export interface ContentsView {
-  urls: RepoUrls;
+  urls: RepoLinks;
   ref: ResolvedRef;
   /** The ref as given (or the default branch's name): Gitea puts it in `url` unchanged. */
   origRef: string;
@@ -138,7 +122,7 @@ export function parseGitmodules(text: string): Map<string, string> {
  * submodule entry as one object; a directory (or the root, `path === ''`) as the array of its
  * entries without content.
  */
-export async function getContents(resolved: ResolvedRepo, urls: RepoUrls, maxBlobSize: number, path: string, refParam: string | undefined): Promise<ContentsResponse | ContentsResponse[]> {
+export async function getContents(resolved: ResolvedRepo, urls: RepoLinks, maxBlobSize: number, path: string, refParam: string | undefined): Promise<ContentsResponse | ContentsResponse[]> {
   const { gitDir } = resolved;
   const { ref, origRef } = await refForRead(resolved, refParam);
   const view: ContentsView = { urls, ref, origRef };

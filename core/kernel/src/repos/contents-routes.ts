@@ -5,7 +5,8 @@ import { branchCommit, resolveRef } from './revisions';
 import { definitionJson, parseEditorConfig, propertiesFor } from './contents-editorconfig';
 import { languageStats } from './contents-languages';
 import { rawTarget, serveRaw } from './contents-raw';
-import { getContents, repoUrls } from './contents-read';
+import { getContents } from './contents-read';
+import { repoLinks } from './links';
 import { assertValidTreePath } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
@@ -50,7 +51,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     const resolved = await writable(req);
     const principal = req.principal!;
     return changeFiles(
-      { repos, urls: repoUrls(config, resolved), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
+      { repos, urls: repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
       resolved, principal.user, await users.rowOf(principal), input,
     );
   };
@@ -77,7 +78,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       responses: { 200: { description: 'ContentsListResponse', schema: { type: 'array', items: { $ref: 'ContentsResponse' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, RepoParams>) => {
         const resolved = await readable(req);
-        return ok(await getContents(resolved, repoUrls(config, resolved), maxBlobSize(), '', req.query.ref));
+        return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), '', req.query.ref));
       },
     },
     {
@@ -87,7 +88,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       responses: { 200: 'ContentsResponse', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
         const resolved = await readable(req);
-        return ok(await getContents(resolved, repoUrls(config, resolved), maxBlobSize(), clientTreePath(req.params.filepath), req.query.ref));
+        return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), clientTreePath(req.params.filepath), req.query.ref));
       },
     },
     {

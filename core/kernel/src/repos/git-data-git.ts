@@ -2,6 +2,7 @@ import { ApiError, isApiError, type ApiRequest } from '@hearth/plugin-api';
 import { runGit } from './git';
 import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
+import { repoLinks, type RepoLinks } from './links';
 
 /**
  * Git plumbing shared by the git data routes: object lookups batched through one
@@ -43,22 +44,6 @@ export async function readRef(gitDir: string, fullRef: string): Promise<RefInfo 
   return hit ?? null;
 }
 
-/** Escape each path segment of a ref or file name for a URL, keeping the slashes. */
-export function escapeSegments(name: string): string {
-  return name.split('/').map(encodeURIComponent).join('/');
-}
-
-/** Where a repository's API (`…/api/v1/repos/o/r`) and web pages (`…/o/r`) live. Read per request: ROOT_URL may be set at listen. */
-export interface RepoLinks {
-  api: string;
-  html: string;
-}
-
-export function repoLinks(deps: Pick<GitRouteDeps, 'http' | 'config'>, ownerName: string, repoName: string): RepoLinks {
-  const path = `${encodeURIComponent(ownerName)}/${encodeURIComponent(repoName)}`;
-  return { api: deps.http.apiUrl(`/repos/${path}`), html: `${deps.config.server.ROOT_URL}${path}` };
-}
-
 /** A resolved repository with what every git data handler needs. */
 export interface GitDataRepo {
   resolved: ResolvedRepo;
@@ -71,7 +56,7 @@ type OwnerRepoRequest = ApiRequest<any, any, { owner: string; repo: string }>;
 /** Resolve owner/repo for the caller at `need`, with the code unit on (404 otherwise, as in Gitea). */
 export async function openRepo(deps: GitRouteDeps, req: OwnerRepoRequest, need: 'read' | 'write'): Promise<GitDataRepo> {
   const resolved = deps.repos.requireUnit(await deps.repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'code'), 'code');
-  return { resolved, gitDir: resolved.gitDir, links: repoLinks(deps, resolved.owner.name, resolved.repo.name) };
+  return { resolved, gitDir: resolved.gitDir, links: repoLinks(deps.config, resolved.owner.name, resolved.repo.name) };
 }
 
 /** Git's ISO 8601 (`+00:00`) as Go's RFC 3339 prints it (`Z` for UTC), which is what Gitea sends. */

@@ -1,6 +1,7 @@
 import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { runGit } from './git';
-import { escapeSegments, listRefs, openRepo, type GitDataRepo } from './git-data-git';
+import { listRefs, openRepo, type GitDataRepo } from './git-data-git';
+import { escapeSegments } from './links';
 import { batchCheck, resolveRevision } from './revisions';
 import { isObjectId } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';

@@ -3,7 +3,8 @@ import { nowUnix } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
 import { unsignedVerification } from './commit-json';
 import { unixToIso } from '../users/models';
-import { escapeSegments, goDate, listRefs, openRepo, readRef, type GitDataRepo, type RepoLinks } from './git-data-git';
+import { goDate, listRefs, openRepo, readRef, type GitDataRepo } from './git-data-git';
+import { escapeSegments, userIdentity, type RepoLinks } from './links';
 import { batchCheck, notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isObjectId, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
@@ -74,11 +75,6 @@ async function requireTag(r: GitDataRepo, name: string): Promise<TagInfo> {
   const tag = isValidRefName(name) ? (await readTags(r.gitDir, [`${TAGS}${name}`])).get(`${TAGS}${name}`) : undefined;
   if (!tag) throw ApiError.notFound(`tag doesn't exist: ${name}`);
   return tag;
-}
-
-/** Git's ident rules: no angle brackets or newlines in a name or email. */
-function identPart(value: string): string {
-  return value.replace(/[<>\n\r\0]/g, '').trim();
 }
 
 /** The parsed header and message of a raw tag object. */
@@ -162,10 +158,8 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
 
         let object = commit;
         if (message && message.trim()) {
-          const row = (await users.rowOf(req.principal!))!;
-          const tagger = identPart(row.full_name) || row.name;
-          const email = row.keep_email_private ? `${row.lower_name}@${config.service.NO_REPLY_ADDRESS}` : identPart(row.email);
-          const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger} <${email}> ${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
+          const tagger = userIdentity(req.principal!.user, await users.rowOf(req.principal!), config.service.NO_REPLY_ADDRESS);
+          const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger.name} <${tagger.email}> ${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
           object = await gitText(['mktag'], { gitDir: r.gitDir, input: body });
         }
         if (!(await repos.updateRef(r.resolved.repo, ref, ZERO_ID, object, req.principal!.user, 'hearth: tag created through the API'))) {

@@ -1,6 +1,7 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo } from '../repos/repo-service';
+import { userIdentity } from '../repos/links';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { decodeBase64 } from '../repos/contents-files';
 import { FOOTER, SIDEBAR, fileOf, subUrlOf, titleFromParam, validTitle } from './wiki-names';
@@ -39,13 +40,8 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
   const htmlBase = (resolved: ResolvedRepo) => `${config.server.ROOT_URL}${resolved.owner.name}/${resolved.repo.name}/wiki/`;
 
   /** The acting user as git author: full name (else login), and the no-reply address when they keep their email private. */
-  const authorOf = async (principal: Principal): Promise<Person> => {
-    const row = await users.rowOf(principal);
-    const { user } = principal;
-    const email = row?.keep_email_private ? `${user.lowerName}@${config.service.NO_REPLY_ADDRESS}` : user.email;
-    const clean = (v: string) => v.replace(/[<>\x00-\x1f\x7f]/g, '').trim();
-    return { name: clean(user.fullName || user.name) || user.name, email: clean(email) };
-  };
+  const authorOf = async (principal: Principal): Promise<Person> =>
+    userIdentity(principal.user, await users.rowOf(principal), config.service.NO_REPLY_ADDRESS);
 
   const wikiCommit = (c: WikiCommitInfo | undefined) =>
     c ? { sha: c.sha, author: c.author, commiter: c.committer, committer: c.committer, message: c.message } : null;

@@ -33,10 +33,8 @@ export function moveWiki(fromGitDir: string, toGitDir: string): void {
   fs.renameSync(from, to);
 }
 
-export interface Person {
-  name: string;
-  email: string;
-}
+import type { Person } from '../repos/links';
+export type { Person };
 
 export interface WikiCommitInfo {
   sha: string;
