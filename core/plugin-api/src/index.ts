@@ -4,7 +4,7 @@
  */
 export { PLUGIN_API_VERSION } from './version';
 export { ApiError, isApiError } from './errors';
-export { ok, created, noContent, raw, stream } from './responses';
+export { ok, created, noContent, raw, stream, contentDisposition } from './responses';
 export type { ApiResponse } from './responses';
 export { definePlugin } from './define-plugin';
 export type * from './types';

@@ -13,6 +13,16 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
+/**
+ * RFC 6266 `Content-Disposition` for a download: a quoted ASCII fallback (non-ASCII, quotes and
+ * backslashes replaced) plus the UTF-8 name in `filename*`.
+ * @public
+ */
+export function contentDisposition(filename: string, inline = false): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
 /** A streamed, non-JSON body (set Content-Length in `headers` when known). @public */
 export function stream(status: number, contentType: string, body: Readable, headers: Record<string, string> = {}): ApiResponse {
   return { status, body, contentType, headers };

@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, definePlugin, type PackageFileInfo, type PackageVersionInfo, type PluginContext } from '@hearth/plugin-api';
+import { ApiError, contentDisposition, definePlugin, type PackageFileInfo, type PackageVersionInfo, type PluginContext } from '@hearth/plugin-api';
 
 const TYPE = 'generic';
 /** Gitea's rules for generic packages: a safe charset, never a path. */
@@ -15,12 +15,6 @@ function validate(params: { name?: string; version?: string; filename?: string }
   if (filename !== undefined && (!FILENAME.test(filename) || filename === '.' || filename === '..' || filename.trim() !== filename || filename.length > 255)) {
     throw ApiError.badRequest(`invalid file name "${filename}": no path separators, no leading or trailing spaces`);
   }
-}
-
-/** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 function routes(ctx: PluginContext): Router {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
-import { ApiError, isApiError, stream, type Principal } from '@hearth/plugin-api';
+import { ApiError, contentDisposition, isApiError, stream, type Principal } from '@hearth/plugin-api';
 import { FileBlobStore } from '../packages/blob-store';
 import { KeyedQueue } from '../db/retry';
 import { grants } from '../auth/scopes';
@@ -244,12 +244,6 @@ export async function removeRepoReleases(trx: Knex | Knex.Transaction, repoIds: 
 /** After `removeRepoReleases` committed: remove the blobs no attachment references any more. */
 export async function deleteOrphanAttachmentBlobs(db: Knex, config: HearthConfig, shas: string[]): Promise<void> {
   await new AttachmentStore(db, config).deleteOrphanBlobs(shas);
-}
-
-/** A file name for Content-Disposition: quoted ASCII fallback plus RFC 5987 UTF-8. */
-export function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 export interface AttachmentRouterDeps extends Pick<KernelServices, 'db' | 'config' | 'repos'> {

@@ -176,7 +176,7 @@ export function etagMatches(header: string | undefined, etag: string, weak: bool
  * `attachment; filename="…"` with an ASCII fallback (no quotes, backslashes, control or non-ASCII
  * characters), plus RFC 6266 `filename*` when the real name needs it.
  */
-export function contentDisposition(filename: string): string {
+export function archiveDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
   if (ascii === filename) return `attachment; filename="${filename}"`;
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

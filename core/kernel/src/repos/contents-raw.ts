@@ -1,4 +1,4 @@
-import { ApiError, raw, stream, type ApiResponse } from '@hearth/plugin-api';
+import { ApiError, contentDisposition, raw, stream, type ApiResponse } from '@hearth/plugin-api';
 import { entryAt, git } from './contents-git';
 import { resolveRef, type ResolvedRef } from './revisions';
 import { spawnGit } from './git';
@@ -73,11 +73,6 @@ export function rawContentType(name: string, head: Buffer | null): { contentType
   return { contentType: 'application/octet-stream', inline: false };
 }
 
-function disposition(name: string, inline: boolean): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 /**
  * The shortest leading segments of `filepath` that name a branch (or, failing that, a tag) among
  * `kinds`, and the rest as the path — one cat-file process. Null when none does.
@@ -137,9 +132,9 @@ export async function serveRaw(resolved: ResolvedRepo, target: { ref: ResolvedRe
   if (entry.size <= SNIFF_LIMIT) {
     const data = (await git(gitDir, ['cat-file', 'blob', entry.sha])).stdout;
     const type = rawContentType(entry.name, data);
-    return { ...raw(200, type.contentType, data), headers: { ...common, 'Content-Disposition': disposition(entry.name, type.inline) } };
+    return { ...raw(200, type.contentType, data), headers: { ...common, 'Content-Disposition': contentDisposition(entry.name, type.inline) } };
   }
   const type = rawContentType(entry.name, null);
   const child = spawnGit(['cat-file', 'blob', entry.sha], { gitDir }, ['ignore', 'pipe', 'ignore']);
-  return stream(200, type.contentType, child.stdout!, { ...common, 'Content-Length': String(entry.size), 'Content-Disposition': disposition(entry.name, type.inline) });
+  return stream(200, type.contentType, child.stdout!, { ...common, 'Content-Length': String(entry.size), 'Content-Disposition': contentDisposition(entry.name, type.inline) });
 }

@@ -4,7 +4,7 @@ import { unixToIso, type UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
 import type { GitRouteDeps } from './route-deps';
-import { ArchiveCache, contentDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
+import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
 import { COMPLETE_ID, requireCompleteCommit } from './status-git';
 import { resolveCommit } from './revisions';
 import { CommitStatusStore, type CommitStatusRow, type StatusSort, type StatusState } from './status-store';
@@ -168,7 +168,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
         return serveFile(req, file, {
           contentType,
           etag: `"${commit}.${format === 'bundle' ? '' : `${resolved.repo.name}.`}${format}"`,
-          disposition: contentDisposition(filename),
+          disposition: archiveDisposition(filename),
           cacheControl: resolved.repo.is_private ? 'private, no-cache' : 'no-cache',
         });
       },
