@@ -51,6 +51,12 @@ import { releaseOperations } from './releases/release-routes';
 import { attachmentsRouter } from './releases/attachment-store';
 import { issueOperations } from './issues/issue-routes';
 import { wikiOperations } from './wiki/wiki-routes';
+import { issueInteractionOperations } from './issues/interaction-routes';
+import { issueCatalogOperations } from './issues/catalog-routes';
+import { pullOperations } from './pulls/pull-routes';
+import { pushMirrorOperations } from './mirrors/push-mirror-routes';
+import { webhookOperations } from './webhooks/webhook-routes';
+import { notificationOperations } from './notifications/notification-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -175,7 +181,13 @@ export class Hearth {
       r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
     const services = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http };
-    this.hooks.http.routes.tap('hearth:issues', (r) => issueOperations(services).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:issues', (r) => {
+      [...issueOperations(services), ...issueInteractionOperations(services), ...issueCatalogOperations(services)].forEach((op) => r.api(op));
+    });
+    this.hooks.http.routes.tap('hearth:pulls', (r) => pullOperations(services).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:push-mirrors', (r) => pushMirrorOperations(services).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:webhooks', (r) => webhookOperations(services).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:notifications', (r) => notificationOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:wiki', (r) => wikiOperations(services).forEach((op) => r.api(op)));
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));

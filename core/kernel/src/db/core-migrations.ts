@@ -4,6 +4,12 @@ import { orgMigrations } from '../orgs/migrations';
 import { packageMigrations } from '../packages/migrations';
 import { releaseMigrations } from '../releases/migrations';
 import { issueMigrations } from '../issues/migrations';
+import { issueInteractionMigrations } from '../issues/interaction-migrations';
+import { issueCatalogMigrations } from '../issues/catalog-migrations';
+import { pullMigrations } from '../pulls/migrations';
+import { mirrorMigrations } from '../mirrors/migrations';
+import { webhookMigrations } from '../webhooks/migrations';
+import { notificationMigrations } from '../notifications/migrations';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -196,4 +202,10 @@ export const coreMigrations: PluginMigration[] = [
   ...packageMigrations,
   ...releaseMigrations,
   ...issueMigrations,
+  ...issueInteractionMigrations,
+  ...issueCatalogMigrations,
+  ...pullMigrations,
+  ...mirrorMigrations,
+  ...webhookMigrations,
+  ...notificationMigrations,
 ];
