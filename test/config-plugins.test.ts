@@ -111,7 +111,7 @@ describe('plugin loading', () => {
 
   test('a plugin API range that does not match stops the start', async () => {
     const { config, baseDir } = withPlugins({ 'future-api': { package: path.join(FIXTURES, 'future-api') } });
-    await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins.future-api: the plugin needs plugin API "^2.0.0", but this Hearth provides 1.0.0');
+    await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins.future-api: the plugin needs plugin API "^2.0.0", but this Hearth provides 1.1.0');
   });
 
   test('a package that is not a plugin, or is listed under another name, stops the start', async () => {
@@ -150,6 +150,26 @@ describe('plugin loading', () => {
       const kernelMigrations = (await db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
       expect(kernelMigrations[0]).toBe('0001_users_emails_tokens');
       expect(kernelMigrations).not.toContain('001_probe_events');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('plugins read the configuration without its secrets; live values such as ROOT_URL show through', async () => {
+    const server = await startServer({
+      plugins: { probe: { package: path.join(FIXTURES, 'probe') } },
+      security: { SECRET_KEY: 'kernel-only-secret' }, metrics: { TOKEN: 'metrics-secret' },
+      storage: { MINIO_ACCESS_KEY_ID: 'ak', MINIO_SECRET_ACCESS_KEY: 'sk' },
+    });
+    try {
+      const seen = (await server.api('GET', '/probe/forge')).body;
+      expect(seen.rootUrl).toBe(server.url);
+      expect(seen.appUrl).toBe(server.url);
+      expect(JSON.stringify(seen)).not.toMatch(/kernel-only-secret|metrics-secret|"sk"|"ak"/);
+      expect(seen.security).not.toHaveProperty('SECRET_KEY');
+      expect(seen.security).toHaveProperty('MIN_PASSWORD_LENGTH');
+      expect(seen.database).not.toHaveProperty('URL');
+      expect(seen.storage).toMatchObject({ STORAGE_TYPE: 'local' });
     } finally {
       await server.close();
     }

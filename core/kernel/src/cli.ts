@@ -19,6 +19,8 @@ Commands:
   migrate                        apply pending database migrations of the kernel and enabled plugins
   doctor                         check git, the database and the data directory
   plugins                        list the enabled plugins in load order
+  plugins run <plugin> [<command> [args…]]
+                                 run a plugin's maintenance command (without a command: list them)
   admin user create --username U --password P --email E [--admin] [--must-change-password]
                                  create a user
 
@@ -45,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const configOptions = { file: values.config };
+  if (positionals[0] === 'plugins' && positionals[1] === 'run') return runPluginCommand(configOptions, positionals.slice(2));
 
   switch (command) {
     case 'start': {
@@ -103,6 +106,41 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 2;
+  }
+}
+
+/** `hearth plugins run <plugin> [<command> [args…]]`: a plugin's maintenance command in a started (not listening) kernel. */
+async function runPluginCommand(configOptions: { file?: string }, args: string[]): Promise<number> {
+  const [pluginName, commandName, ...rest] = args;
+  if (!pluginName) {
+    console.error('usage: hearth plugins run <plugin> [<command> [args…]]');
+    return 2;
+  }
+  const kernel = await Hearth.create({ config: configOptions, logDestination: pino.destination(2) });
+  try {
+    if (!kernel.plugins.some((p) => p.plugin.name === pluginName)) {
+      console.error(`hearth: the plugin "${pluginName}" is not enabled (enabled: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'})`);
+      return 2;
+    }
+    const commands = kernel.commandsOf(pluginName);
+    const command = commandName ? commands.get(commandName) : undefined;
+    if (!command) {
+      if (commandName) console.error(`hearth: the plugin "${pluginName}" has no command "${commandName}"`);
+      const list = [...commands.values()].map((c) => `  ${`${c.name} ${c.usage ?? ''}`.trim().padEnd(30)} ${c.description}`);
+      (commandName ? console.error : console.log)(`commands of ${pluginName}:\n${list.join('\n') || '  (none)'}`);
+      return commandName ? 2 : 0;
+    }
+    try {
+      return (await command.run(rest, (line) => console.log(line))) ?? 0;
+    } catch (err) {
+      if ((err as { hearthApiError?: boolean }).hearthApiError) {
+        console.error(`hearth: ${(err as Error).message}`);
+        return 1;
+      }
+      throw err;
+    }
+  } finally {
+    await kernel.close();
   }
 }
 

@@ -52,6 +52,7 @@ export function createHooks(log: Logger): KernelHooks {
     }),
     package: Object.freeze({
       published: notify(new AsyncSeriesHook<[any]>(['event']), 'package.published'),
+      deleted: notify(new AsyncSeriesHook<[any]>(['event']), 'package.deleted'),
     }),
     lifecycle: Object.freeze({
       ready: notify(new AsyncSeriesHook<[]>([]), 'lifecycle.ready'),

@@ -215,6 +215,8 @@ export interface KernelHooks {
   };
   readonly package: {
     readonly published: AsyncSeriesHook<[PackageEvent]>;
+    /** A package version was deleted (its files, and the package with its last version, are gone). */
+    readonly deleted: AsyncSeriesHook<[PackageEvent]>;
   };
   readonly lifecycle: {
     /** The server listens; background workers may start. */
@@ -308,6 +310,12 @@ export interface PackageRouteOptions {
    * DELETE delete, others write.
    */
   levelFor?(method: string, path: string): ScopeLevel | undefined;
+  /**
+   * The `WWW-Authenticate` challenge for anonymous callers of an owner they may not see (e.g.
+   * cargo's `Cargo login_url="…"`): such calls are answered 401 with it, so that the client
+   * retries with credentials, instead of 404. Unset: 404, as for an unknown owner. (API 1.1)
+   */
+  anonymousChallenge?: string | (() => string);
 }
 
 /** Passed to `http.routes` taps. @public */
@@ -480,10 +488,54 @@ export interface PackageRegistry {
   getFile(versionId: number, filename: string, compositeKey?: string): Promise<PackageFileInfo | null>;
   /** Open a file's bytes; counts a download of the version when the file is its lead file. */
   openFile(file: PackageFileInfo): Promise<PackageDownload>;
-  /** Delete one file; the version goes too when it was its last file (and the package with its last version). */
-  deleteFile(file: PackageFileInfo): Promise<void>;
-  /** Delete a version with its files (and the package with its last version); unreferenced blobs are removed. */
-  deleteVersion(versionId: number): Promise<void>;
+  /**
+   * Delete one file; the version goes too when it was its last file (and the package with its
+   * last version), firing `package.deleted` with `actor`.
+   */
+  deleteFile(file: PackageFileInfo, actor?: UserInfo | null): Promise<void>;
+  /** Delete a version with its files (and the package with its last version); unreferenced blobs are removed; fires `package.deleted`. */
+  deleteVersion(versionId: number, actor?: UserInfo | null): Promise<void>;
+  /**
+   * The access `principal` has to the packages of the owner named `ownerName`, checked as the
+   * registry mounts do, for routes outside `/api/packages` (e.g. an index repository). Throws
+   * ApiError 404 when the owner is unknown or invisible to the caller, 403 when a token lacks
+   * `<level>:package`, 401/403 for `write` without permission. (API 1.1)
+   */
+  ownerAccess(ownerName: string, principal: Principal | null, level?: ScopeLevel): Promise<PackageAccess>;
+}
+
+/**
+ * Git hosting for repositories a plugin maintains itself (bare repositories under its data
+ * directory, e.g. a package index), served with the kernel's smart HTTP transport. (API 1.1)
+ * @public
+ */
+export interface GitHosting {
+  /**
+   * A router serving bare repositories read-only over git's smart HTTP: `GET info/refs?service=git-upload-pack`
+   * and `POST git-upload-pack` relative to where it is mounted; pushes (`git-receive-pack`) are 403,
+   * and everything is 403 when `[repository] DISABLE_HTTP_GIT` is set. `locate` gets the request
+   * and its authenticated caller (Basic auth with a password or token, as for repositories) and
+   * returns the repository's git directory, or throws an ApiError: 404, or 401 with a
+   * `WWW-Authenticate: Basic` header (`ApiError.unauthorized()`) so that git asks for credentials.
+   * Mount it with `RouteRegistrar.root` (path parameters of the prefix reach `req.params`).
+   */
+  readOnlyRouter(locate: (req: Request, principal: Principal | null) => Promise<string>): Router;
+}
+
+/** A maintenance command of a plugin, run with `hearth plugins run <plugin> <command> [args…]`. (API 1.1) @public */
+export interface PluginCommand {
+  /** Kebab-case name, unique within the plugin. */
+  name: string;
+  /** One line for the usage text. */
+  description: string;
+  /** The argument synopsis, e.g. `<owner>`. */
+  usage?: string;
+  /**
+   * Runs in a fully started kernel (database migrated, plugins applied; the HTTP server does not
+   * listen). Print to `out`; resolve with the process exit code (0 when omitted). Throw ApiError
+   * for a user mistake: its message is printed and the exit code is 1.
+   */
+  run(args: string[], out: (line: string) => void): Promise<number | void>;
 }
 
 /**
@@ -508,6 +560,10 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly packages: PackageRegistry;
   /** Emit a forge event through `webhook.emit`. */
   emit(event: Omit<ForgeEvent, 'occurredAt'>): Promise<void>;
+  /** Serve plugin-maintained bare git repositories read-only over smart HTTP. (API 1.1) */
+  readonly git: GitHosting;
+  /** Maintenance commands for `hearth plugins run <plugin> <command>`; register them in `apply()`. (API 1.1) */
+  readonly commands: { add(command: PluginCommand): void };
 }
 
 /** One schema migration of a plugin. Names sort in the order they run. @public */

@@ -3,8 +3,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import semver from 'semver';
-import { ApiError, definePlugin, isApiError, type PackageVersionInfo, type PluginContext } from '@hearth/plugin-api';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApiError, definePlugin, isApiError, type PackageVersionInfo, type PluginContext, type UserInfo } from '@hearth/plugin-api';
 import { CRATE_NAME, PublishError, normalizeName, splitPublishBody, toIndexEntry, validateCrate, withoutBuild, type IndexEntry } from './crate';
+import { GitIndexStore, indexPath, type IndexChange } from './git-index';
+import { KeyedChain } from './queue';
 
 const TYPE = 'cargo';
 /** The plugin's own tables: the crates of each owner (name collisions, search), and yanked versions. */
@@ -54,18 +58,136 @@ function publishOrder(versions: PackageVersionInfo[]): PackageVersionInfo[] {
   return [...versions].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
 
-function routes(ctx: PluginContext<Settings>): Router {
-  const packages = ctx.packages;
-  const db = ctx.db;
-  const router = Router({ mergeParams: true });
+/** Where cargo is told to log in when a private owner's index asks for credentials. */
+function loginUrl(ctx: PluginContext<Settings>): string {
+  return `${ctx.forge.appUrl}user/settings/applications`;
+}
 
-  const crateFileName = (v: { name: string; version: string }) => `${v.name}-${v.version}.crate`;
+/**
+ * The index content shared by both protocols: a crate's index file (one JSON line per version,
+ * in publish order) and config.json, computed from the database. The git index repository holds
+ * the same files, committed on every publish, yank and unyank.
+ */
+function indexService(ctx: PluginContext<Settings>) {
+  const { db, packages } = ctx;
+  const store = new GitIndexStore(path.join(ctx.forge.dataDir, 'cargo-index'), ctx.log);
 
   async function yankedIds(versionIds: number[]): Promise<Set<number>> {
     if (!versionIds.length) return new Set();
     const rows: { version_id: number | string }[] = await db(YANKED).whereIn('version_id', versionIds).select('version_id');
     return new Set(rows.map((r) => Number(r.version_id)));
   }
+
+  /** The index file of a crate (lower-cased name), or null when it has no versions. */
+  async function crateFile(ownerId: number, name: string): Promise<string | null> {
+    const versions = publishOrder(await packages.listVersions(ownerId, TYPE, name.toLowerCase())).filter((v) => v.metadata);
+    if (!versions.length) return null;
+    const yanked = await yankedIds(versions.map((v) => v.id));
+    const lines = versions.map((v) => {
+      const m = v.metadata as unknown as IndexEntry;
+      const line: Record<string, unknown> = { name: m.name, vers: m.vers, deps: m.deps, cksum: m.cksum, features: m.features, yanked: yanked.has(v.id), links: m.links ?? null, v: m.v ?? 2 };
+      if (m.features2) line.features2 = m.features2;
+      if (m.rust_version) line.rust_version = m.rust_version;
+      if (m.pubtime) line.pubtime = m.pubtime;
+      return JSON.stringify(line);
+    });
+    return `${lines.join('\n')}\n`;
+  }
+
+  function config(owner: UserInfo): { dl: string; api: string; 'auth-required': boolean } {
+    const base = `${ctx.forge.appUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
+    return { dl: `${base}/api/v1/crates`, api: base, 'auth-required': owner.visibility !== 'public' };
+  }
+  const configFile = (owner: UserInfo): IndexChange => ({ path: 'config.json', content: `${JSON.stringify(config(owner), null, 2)}\n` });
+
+  /** Every file of an owner's index, from the database. */
+  async function allFiles(owner: UserInfo): Promise<IndexChange[]> {
+    const rows: { name: string }[] = await db(CRATES).where({ owner_id: owner.id }).orderBy('norm_name').select('name');
+    const files: IndexChange[] = [configFile(owner)];
+    for (const { name } of rows) {
+      const content = await crateFile(owner.id, name);
+      if (content !== null) files.push({ path: indexPath(name), content });
+    }
+    return files;
+  }
+
+  /** Recreate an owner's git index from the database (one commit). */
+  function rebuild(owner: UserInfo, reason = 'Rebuild the index from the registry database'): Promise<{ head: string; files: number }> {
+    return store.serialize(owner.id, async () => {
+      const files = await allFiles(owner);
+      const head = await store.create(owner.id, files, reason);
+      return { head, files: files.length };
+    });
+  }
+
+  /**
+   * Bring the git index up to date after a crate changed: one commit with its index file (and
+   * config.json when the owner's name, visibility or the public URL changed). The owner's first
+   * publish (or first fetch: cargo reads the index before publishing) creates the repository. An
+   * update whose content the index has already (a concurrent publish committed it) makes no commit. A failure is logged: the database stays the truth, and the
+   * next change of the crate or `rebuild-index` repairs the index.
+   */
+  async function crateChanged(owner: UserInfo, name: string, message: string): Promise<void> {
+    try {
+      await store.serialize(owner.id, async () => {
+        if (!store.exists(owner.id)) {
+          await store.create(owner.id, await allFiles(owner), message);
+          return;
+        }
+        await store.commit(owner.id, [configFile(owner), { path: indexPath(name), content: await crateFile(owner.id, name) }], message);
+      });
+    } catch (err) {
+      ctx.log.error({ err, owner: owner.name, crate: name }, 'updating the cargo git index failed; run `hearth plugins run cargo rebuild-index` to repair it');
+    }
+  }
+
+  /** Create the owner's index from the database unless it exists. */
+  function ensure(owner: UserInfo): Promise<void> {
+    return store.serialize(owner.id, async () => {
+      if (!store.exists(owner.id)) await store.create(owner.id, await allFiles(owner), 'Create the index');
+    });
+  }
+
+  /** Refresh config.json (after a rename). */
+  async function configChanged(owner: UserInfo): Promise<void> {
+    if (!store.exists(owner.id)) return;
+    try {
+      await store.serialize(owner.id, () => store.commit(owner.id, [configFile(owner)], 'Update config.json'));
+    } catch (err) {
+      ctx.log.error({ err, owner: owner.name }, 'updating the cargo index config.json failed');
+    }
+  }
+
+  return { store, yankedIds, crateFile, config, rebuild, ensure, crateChanged, configChanged };
+}
+
+type IndexService = ReturnType<typeof indexService>;
+
+/** The git index repository `/{owner}/_cargo-index.git`, read-only over smart HTTP. */
+function gitIndexRouter(ctx: PluginContext<Settings>, index: IndexService): Router {
+  return ctx.git.readOnlyRouter(async (req, principal) => {
+    let owner: UserInfo;
+    try {
+      owner = (await ctx.packages.ownerAccess(String(req.params.owner), principal, 'read')).owner;
+    } catch (err) {
+      // git sends credentials only when challenged.
+      if (!principal && isApiError(err) && err.status === 404) throw ApiError.unauthorized('authentication required to read this cargo index');
+      throw err;
+    }
+    // cargo fetches the index before its first publish: an owner's index starts with config.json.
+    if (!index.store.exists(owner.id)) await index.ensure(owner);
+    return index.store.dirOf(owner.id);
+  });
+}
+
+function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
+  const packages = ctx.packages;
+  const db = ctx.db;
+  const router = Router({ mergeParams: true });
+  const { yankedIds } = index;
+  const publishes = new KeyedChain<number>();
+
+  const crateFileName = (v: { name: string; version: string }) => `${v.name}-${v.version}.crate`;
 
   /** The crate's row, dropped when the package is gone (deleted through /api/v1/packages). */
   async function crateRow(ownerId: number, name: string): Promise<CrateRow | null> {
@@ -89,8 +211,7 @@ function routes(ctx: PluginContext<Settings>): Router {
 
   router.get('/config.json', (req: Request, res: Response) => {
     const { owner } = packages.access(req);
-    const base = `${ctx.forge.appUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
-    res.set('Cache-Control', 'no-cache').json({ dl: `${base}/api/v1/crates`, api: base, 'auth-required': owner.visibility !== 'public' });
+    res.set('Cache-Control', 'no-cache').json(index.config(owner));
   });
 
   // ---- web API (before the index routes: `api/v1/crates` would match `{ab}/{cd}/{name}`) ----
@@ -105,31 +226,36 @@ function routes(ctx: PluginContext<Settings>): Router {
     await validateCrate(crate, entry.name, entry.vers);
 
     const ownerId = access.owner.id;
-    const existing = await crateRow(ownerId, entry.name);
-    if (existing && existing.name !== entry.name) {
-      throw ApiError.conflict(`crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``);
-    }
-    const versions = await packages.listVersions(ownerId, TYPE, entry.name);
-    const same = versions.find((v) => withoutBuild(v.version) === withoutBuild(entry.vers));
-    if (same) throw ApiError.conflict(`crate version \`${entry.name}@${same.version}\` is already uploaded`);
+    // One publish of an owner at a time (in this process): the name and version checks, the
+    // upload and the index commit go together, so each publish makes its own commit.
+    await publishes.run(ownerId, async () => {
+      const existing = await crateRow(ownerId, entry.name);
+      if (existing && existing.name !== entry.name) {
+        throw ApiError.conflict(`crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``);
+      }
+      const versions = await packages.listVersions(ownerId, TYPE, entry.name);
+      const same = versions.find((v) => withoutBuild(v.version) === withoutBuild(entry.vers));
+      if (same) throw ApiError.conflict(`crate version \`${entry.name}@${same.version}\` is already uploaded`);
 
-    await packages.upload({
-      ownerId,
-      type: TYPE,
-      name: entry.name,
-      version: entry.vers,
-      filename: crateFileName({ name: entry.name, version: entry.vers }),
-      body: Readable.from([crate]),
-      declaredSize: crate.length,
-      metadata: entry as unknown as Record<string, unknown>,
-      semverCompatible: true,
-      isLead: true,
-      actor: access.principal?.user ?? null,
+      await packages.upload({
+        ownerId,
+        type: TYPE,
+        name: entry.name,
+        version: entry.vers,
+        filename: crateFileName({ name: entry.name, version: entry.vers }),
+        body: Readable.from([crate]),
+        declaredSize: crate.length,
+        metadata: entry as unknown as Record<string, unknown>,
+        semverCompatible: true,
+        isLead: true,
+        actor: access.principal?.user ?? null,
+      });
+
+      const description = typeof meta.description === 'string' ? meta.description.slice(0, 1000) : null;
+      if (existing) await db(CRATES).where({ id: existing.id }).update({ description });
+      else await db(CRATES).insert({ owner_id: ownerId, name: entry.name, norm_name: normalizeName(entry.name), description }).onConflict(['owner_id', 'norm_name']).ignore();
+      await index.crateChanged(access.owner, entry.name, `Publish ${entry.name} ${entry.vers}`);
     });
-
-    const description = typeof meta.description === 'string' ? meta.description.slice(0, 1000) : null;
-    if (existing) await db(CRATES).where({ id: existing.id }).update({ description });
-    else await db(CRATES).insert({ owner_id: ownerId, name: entry.name, norm_name: normalizeName(entry.name), description }).onConflict(['owner_id', 'norm_name']).ignore();
     res.status(200).json({ warnings: { invalid_categories: [], invalid_badges: [], other: [] } });
   });
 
@@ -190,12 +316,14 @@ function routes(ctx: PluginContext<Settings>): Router {
   router.delete('/api/v1/crates/:name/:version/yank', async (req: Request, res: Response) => {
     const version = await findVersion(req);
     await db(YANKED).insert({ version_id: version.id }).onConflict('version_id').ignore();
+    await index.crateChanged(packages.access(req).owner, version.name, `Yank ${version.name} ${version.version}`);
     res.json({ ok: true });
   });
 
   router.put('/api/v1/crates/:name/:version/unyank', async (req: Request, res: Response) => {
     const version = await findVersion(req);
     await db(YANKED).where({ version_id: version.id }).delete();
+    await index.crateChanged(packages.access(req).owner, version.name, `Unyank ${version.name} ${version.version}`);
     res.json({ ok: true });
   });
 
@@ -205,18 +333,8 @@ function routes(ctx: PluginContext<Settings>): Router {
     const lower = name.toLowerCase();
     if (!ok || !CRATE_NAME.test(name) || name !== lower) throw ApiError.notFound(`crate \`${name}\` does not exist`);
     const { owner } = packages.access(req);
-    const versions = publishOrder(await packages.listVersions(owner.id, TYPE, lower)).filter((v) => v.metadata);
-    if (!versions.length) throw ApiError.notFound(`crate \`${name}\` does not exist`);
-    const yanked = await yankedIds(versions.map((v) => v.id));
-    const lines = versions.map((v) => {
-      const m = v.metadata as unknown as IndexEntry;
-      const line: Record<string, unknown> = { name: m.name, vers: m.vers, deps: m.deps, cksum: m.cksum, features: m.features, yanked: yanked.has(v.id), links: m.links ?? null, v: m.v ?? 2 };
-      if (m.features2) line.features2 = m.features2;
-      if (m.rust_version) line.rust_version = m.rust_version;
-      if (m.pubtime) line.pubtime = m.pubtime;
-      return JSON.stringify(line);
-    });
-    const body = `${lines.join('\n')}\n`;
+    const body = await index.crateFile(owner.id, lower);
+    if (body === null) throw ApiError.notFound(`crate \`${name}\` does not exist`);
     const etag = `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
     res.set({ ETag: etag, 'Cache-Control': 'no-cache', 'Content-Type': 'text/plain; charset=utf-8' });
     const inm = req.headers['if-none-match'];
@@ -257,16 +375,18 @@ function routes(ctx: PluginContext<Settings>): Router {
 }
 
 /**
- * The Cargo registry (sparse index protocol): config.json, index files at cargo's sharded
- * paths, and the web API (publish, download, yank/unyank, search, owners). Built only on the
- * kernel's package registry service; yanked flags and the per-owner crate list (case and
- * '-'/'_' collisions, search) live in the plugin's own tables.
+ * The Cargo registry: the sparse index (config.json and index files at cargo's sharded paths),
+ * the git index repository `/{owner}/_cargo-index.git` holding the same files (isomorphic-git,
+ * one commit per publish, yank and unyank; `hearth plugins run cargo rebuild-index <owner>`
+ * recreates it), and the web API (publish, download, yank/unyank, search, owners). Built only on
+ * the public plugin API; yanked flags and the per-owner crate list (case and '-'/'_' collisions,
+ * search) live in the plugin's own tables.
  */
 export default definePlugin<Settings>({
   name: 'cargo',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
-  description: 'The Cargo registry (sparse index)',
+  apiVersion: '^1.1.0',
+  description: 'The Cargo registry (sparse index and git index repository)',
   settingsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -297,13 +417,46 @@ export default definePlugin<Settings>({
     },
   ],
   apply(ctx) {
-    // Yanking is a DELETE that only flips a flag: it needs write:package, not delete:package.
-    ctx.hooks.http.routes.tap('cargo', (r) =>
-      r.packages(TYPE, routes(ctx), { levelFor: (method, path) => (method === 'DELETE' && path.endsWith('/yank') ? 'write' : undefined) }),
-    );
-    // The owner's packages go with a purged user; so do the crate rows.
+    const index = indexService(ctx);
+    // Stage -10: before the kernel's repository smart HTTP routes, which would take
+    // `/{owner}/_cargo-index.git` for a repository named `_cargo-index`.
+    ctx.hooks.http.routes.tap({ name: 'cargo', stage: -10 }, (r) => {
+      // Yanking is a DELETE that only flips a flag: it needs write:package, not delete:package.
+      r.packages(TYPE, routes(ctx, index), {
+        levelFor: (method, path) => (method === 'DELETE' && path.endsWith('/yank') ? 'write' : undefined),
+        // Cargo sends its token only after a 401 (then `auth-required` in config.json keeps it sending).
+        anonymousChallenge: () => `Cargo login_url="${loginUrl(ctx)}"`,
+      });
+      r.root('/:owner/_cargo-index{.git}', gitIndexRouter(ctx, index));
+    });
+    // The owner's packages go with a purged user; so do the crate rows and the index repository.
     ctx.hooks.user.deleting.tapPromise('cargo', async ({ user, trx }) => {
       await trx(CRATES).where({ owner_id: user.id }).delete();
+    });
+    ctx.hooks.user.deleted.tapPromise('cargo', async ({ user }) => {
+      await index.store.serialize(user.id, async () => fs.rmSync(index.store.dirOf(user.id), { recursive: true, force: true }));
+    });
+    // config.json names the owner in its URLs.
+    ctx.hooks.user.renamed.tapPromise('cargo', ({ user }) => index.configChanged(user));
+    // A version deleted through /api/v1/packages leaves the git index as it left the sparse one.
+    ctx.hooks.package.deleted.tapPromise('cargo', async (e) => {
+      if (e.type !== TYPE || !index.store.exists(e.ownerId)) return;
+      const owner = await ctx.users.byId(e.ownerId);
+      if (owner) await index.crateChanged(owner, e.name, `Delete ${e.name} ${e.version}`);
+    });
+
+    ctx.commands.add({
+      name: 'rebuild-index',
+      usage: '<owner>',
+      description: "recreate an owner's cargo git index repository (/{owner}/_cargo-index.git) from the database",
+      async run(args, out) {
+        if (args.length !== 1) throw ApiError.badRequest('usage: hearth plugins run cargo rebuild-index <owner>');
+        const owner = await ctx.users.byName(args[0]);
+        if (!owner) throw ApiError.notFound(`user does not exist [name: ${args[0]}]`);
+        const { head, files } = await index.rebuild(owner);
+        out(`rebuilt the cargo index of ${owner.name}: ${files - 1} crate file(s) and config.json in ${index.store.dirOf(owner.id)} (commit ${head})`);
+        return 0;
+      },
     });
   },
 });

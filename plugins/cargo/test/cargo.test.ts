@@ -1,57 +1,10 @@
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ADMIN, startServer, type TestServer } from '../../../test/helpers/server';
-
-const sha256 = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
-
-/** One ustar header block + the padded content. */
-function tarEntry(name: string, content: Buffer, type = '0'): Buffer {
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 100, 'utf8');
-  header.write('0000644\0', 100);
-  header.write('0000000\0', 108);
-  header.write('0000000\0', 116);
-  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
-  header.write('00000000000\0', 136);
-  header.write('        ', 148);
-  header.write(type, 156);
-  header.write('ustar\u000000', 257, 'latin1');
-  let sum = 0;
-  for (const b of header) sum += b;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const pad = Buffer.alloc((512 - (content.length % 512)) % 512);
-  return Buffer.concat([header, content, pad]);
-}
-
-/** A .crate: a gzip'd tar with everything under `<name>-<version>/`. */
-function makeCrate(name: string, vers: string, dir = `${name}-${vers}`): Buffer {
-  const tar = Buffer.concat([
-    tarEntry(`${dir}/Cargo.toml`, Buffer.from(`[package]\nname = "${name}"\nversion = "${vers}"\n`)),
-    tarEntry(`${dir}/src/lib.rs`, Buffer.from('pub fn hello() {}\n')),
-    Buffer.alloc(1024),
-  ]);
-  return zlib.gzipSync(tar);
-}
-
-function publishMeta(name: string, vers: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name, vers, deps: [], features: {}, authors: ['Alice'], description: `the ${name} crate`, documentation: null, homepage: null,
-    readme: null, readme_file: null, keywords: [], categories: [], license: 'MIT', license_file: null, repository: null, badges: {}, links: null, rust_version: null,
-    ...extra,
-  };
-}
-
-function publishBody(meta: unknown, crate: Buffer, json = Buffer.from(JSON.stringify(meta))): Buffer {
-  const a = Buffer.alloc(4);
-  a.writeUInt32LE(json.length);
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(crate.length);
-  return Buffer.concat([a, json, b, crate]);
-}
+import { cargoAvailable, makeCrate, publishBody, publishMeta, run, sha256, tarEntry } from './helpers';
 
 describe('cargo registry (sparse index)', () => {
   let server: TestServer;
@@ -334,9 +287,14 @@ describe('cargo registry limits and owners', () => {
       const config = await fetch(new URL('api/packages/priv/cargo/config.json', server.url), { headers: { Authorization: token } });
       expect(((await config.json()) as any)['auth-required']).toBe(true);
       expect((await fetch(new URL('api/packages/priv/cargo/hi/dd/hidden', server.url), { headers: { Authorization: token } })).status).toBe(200);
-      // Today the kernel's guard answers 404 (not 401) to anonymous callers of a private owner.
-      expect((await fetch(new URL('api/packages/priv/cargo/config.json', server.url))).status).toBe(404);
-      expect((await fetch(new URL('api/packages/priv/cargo/hi/dd/hidden', server.url))).status).toBe(404);
+      // Anonymous callers are challenged (cargo then retries with its token), unknown owners alike.
+      for (const p of ['priv/cargo/config.json', 'priv/cargo/hi/dd/hidden', 'nobody-here/cargo/config.json']) {
+        const anon = await fetch(new URL(`api/packages/${p}`, server.url));
+        expect([p, anon.status]).toEqual([p, 401]);
+        expect(anon.headers.get('www-authenticate')).toBe(`Cargo login_url="${server.url}user/settings/applications"`);
+      }
+      // Other formats keep answering 404.
+      expect((await fetch(new URL('api/packages/priv/generic/x/1.0.0/x.bin', server.url))).status).toBe(404);
     } finally {
       await server.close();
     }
@@ -346,33 +304,6 @@ describe('cargo registry limits and owners', () => {
 // ---------------------------------------------------------------------------------------------
 // The real cargo client
 // ---------------------------------------------------------------------------------------------
-
-function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function cargoAvailable(): Promise<boolean> {
-  try {
-    return (await run('cargo', ['--version'], { cwd: os.tmpdir(), env: process.env, timeoutMs: 30_000 })).code === 0;
-  } catch {
-    return false;
-  }
-}
 
 describe('the real cargo client', () => {
   let server: TestServer;

@@ -87,13 +87,13 @@ function routes(ctx: PluginContext): Router {
 
   router.delete('/:name/:version/:filename', async (req: Request, res: Response) => {
     const { file } = await find(req);
-    await packages.deleteFile(file!);
+    await packages.deleteFile(file!, packages.access(req).principal?.user ?? null);
     res.status(204).end();
   });
 
   router.delete('/:name/:version', async (req: Request, res: Response) => {
     const { version } = await find(req);
-    await packages.deleteVersion(version.id);
+    await packages.deleteVersion(version.id, packages.access(req).principal?.user ?? null);
     res.status(204).end();
   });
 

@@ -5,7 +5,7 @@ import { grants, levelForMethod } from '../auth/scopes';
 import { unixToIso, GO_ZERO_TIME } from '../users/models';
 import type { UserRow } from '../users/models';
 import type { PackageDeps } from './package-deps';
-import { FileBlobStore } from './blob-store';
+import { createBlobStore } from '../storage';
 import { PackageService, packageSettings } from './package-service';
 import { packagePermission } from './permissions';
 
@@ -34,14 +34,14 @@ type VersionParams = { owner: string; type: string; name: string; version: strin
  */
 export function createPackageFramework(deps: PackageDeps) {
   const settings = packageSettings(deps.config);
-  const blobs = new FileBlobStore(path.resolve(deps.config.server.DATA_DIR, 'packages', 'blobs'));
+  const blobs = createBlobStore(deps.config, 'packages');
   const services = new PackageService(deps, blobs, settings);
   services.tapOwnerDeletion(deps.hooks);
 
   /** The owner named in a request, if the caller may see it; 404 otherwise (unknown and invisible look alike). */
   async function visibleOwner(name: string, principal: Principal | null): Promise<{ owner: UserRow; canWrite: boolean }> {
     const owner = await deps.users.byName(name);
-    const permission = owner ? await packagePermission(deps.users, owner, principal) : null;
+    const permission = owner ? await packagePermission(deps, owner, principal) : null;
     if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${name}]`);
     return { owner, canWrite: permission.canWrite };
   }
@@ -56,7 +56,11 @@ export function createPackageFramework(deps: PackageDeps) {
   function guard(options: PackageRouteOptions) {
     return async (req: Request, _res: Response, next: NextFunction) => {
       const principal = await deps.authenticate(req);
-      const { owner, canWrite } = await visibleOwner(String(req.params.owner), principal);
+      const { owner, canWrite } = await visibleOwner(String(req.params.owner), principal).catch((err: unknown) => {
+        // A client that only sends credentials when challenged (cargo) is told to, as Gitea does.
+        if (!principal && options.anonymousChallenge) throw new ApiError(401, 'authentication required', undefined, { 'WWW-Authenticate': typeof options.anonymousChallenge === 'function' ? options.anonymousChallenge() : options.anonymousChallenge });
+        throw err;
+      });
       const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
       if (principal && !grants(principal.scopes, 'package', level)) {
         throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
@@ -130,7 +134,7 @@ export function createPackageFramework(deps: PackageDeps) {
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { canWrite, version } = await versionOf(req);
             requireWrite(canWrite, req.principal);
-            await services.deleteVersion(version.id);
+            await services.deleteVersion(version.id, req.principal?.user ?? null);
             return noContent();
           },
         },

@@ -1,7 +1,9 @@
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import semver from 'semver';
-import type { KernelHooks } from '@hearth/plugin-api';
+import type { KernelHooks, Principal, ScopeLevel, UserInfo } from '@hearth/plugin-api';
+import { grants } from '../auth/scopes';
+import { packagePermission } from './permissions';
 import {
   ApiError,
   type PackageAccess,
@@ -11,10 +13,11 @@ import {
   type PackageUpload,
   type PackageVersionInfo,
 } from '@hearth/plugin-api';
-import { isUniqueViolation } from '../db/errors';
+import { isUniqueViolation, latestCommitted } from '../db/errors';
+import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import type { PackageDeps } from './package-deps';
-import type { BlobStore } from './blob-store';
+import type { BlobStore } from '../storage/blob-store';
 
 /** The [packages] settings (Gitea's names; -1 means unlimited). */
 export interface PackageSettings {
@@ -67,10 +70,7 @@ function toFile(row: any): PackageFileInfo {
 /** Insert a row in a savepoint; on a unique violation (a concurrent insert) return null instead. */
 async function insertOrNull(trx: Knex.Transaction, table: string, row: Record<string, unknown>): Promise<number | null> {
   try {
-    return await trx.transaction(async (sp) => {
-      const [id] = await sp(table).insert(row, ['id']);
-      return num(typeof id === 'object' ? (id as { id: unknown }).id : id);
-    });
+    return await trx.transaction((sp) => insertId(sp, table, row));
   } catch (err) {
     if (isUniqueViolation(err)) return null;
     throw err;
@@ -100,6 +100,20 @@ export class PackageService implements PackageRegistry {
     const access = this.accesses.get(req);
     if (!access) throw new Error('ctx.packages.access(req) is only available under /api/packages/:owner/<type>');
     return access;
+  }
+
+  async ownerAccess(ownerName: string, principal: Principal | null, level: ScopeLevel = 'read'): Promise<PackageAccess> {
+    const owner = await this.deps.users.byName(ownerName);
+    const permission = owner ? await packagePermission(this.deps, owner, principal) : null;
+    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${ownerName}]`);
+    if (principal && !grants(principal.scopes, 'package', level)) {
+      throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
+    }
+    if (level !== 'read' && !permission.canWrite) {
+      if (!principal) throw ApiError.unauthorized('authentication required to change packages');
+      throw ApiError.forbidden('you may not change the packages of this owner');
+    }
+    return { owner: this.deps.users.toInfo(owner), principal, canWrite: permission.canWrite };
   }
 
   private versionQuery(trx: Knex | Knex.Transaction = this.db) {
@@ -214,7 +228,7 @@ export class PackageService implements PackageRegistry {
             owner_id: input.ownerId, type: input.type, name: input.name, lower_name: lowerName,
             semver_compatible: input.semverCompatible ?? false, is_internal: false, repo_id: 0, created_unix: now,
           });
-          pkg = await trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id');
+          pkg = await latestCommitted(trx, trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id'));
         }
         const packageId = num(pkg.id);
         let created = false;
@@ -225,7 +239,7 @@ export class PackageService implements PackageRegistry {
             created_unix: now, metadata_json: input.metadata ? JSON.stringify(input.metadata) : null, download_count: 0,
           });
           created = id !== null;
-          version = await trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id');
+          version = await latestCommitted(trx, trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id'));
         }
         const versionId = num(version.id);
 
@@ -236,7 +250,7 @@ export class PackageService implements PackageRegistry {
             hash_sha512: staged.hashes.sha512, created_unix: now,
           });
           blobCreated = id !== null;
-          blob = await trx('package_blob').where({ hash_sha256: staged.hashes.sha256 }).first('id');
+          blob = await latestCommitted(trx, trx('package_blob').where({ hash_sha256: staged.hashes.sha256 }).first('id'));
         }
         await staged.commit();
 
@@ -314,18 +328,22 @@ export class PackageService implements PackageRegistry {
     return { file, size, hashes: file.hashes, stream };
   }
 
-  async deleteFile(file: PackageFileInfo): Promise<void> {
-    const gone = await this.db.transaction(async (trx) => {
+  async deleteFile(file: PackageFileInfo, actor: UserInfo | null = null): Promise<void> {
+    const version = await this.versionById(file.versionId);
+    const { gone, versionGone } = await this.db.transaction(async (trx) => {
       const row = await trx('package_file').where({ id: file.id }).first('id', 'blob_id', 'version_id');
       if (!row) throw ApiError.notFound('package file does not exist');
       await trx('package_file').where({ id: row.id }).delete();
-      if (!(await trx('package_file').where({ version_id: row.version_id }).first('id'))) await this.deleteVersionRows(trx, num(row.version_id));
-      return this.deleteUnreferencedBlobs(trx, [num(row.blob_id)]);
+      const last = !(await trx('package_file').where({ version_id: row.version_id }).first('id'));
+      if (last) await this.deleteVersionRows(trx, num(row.version_id));
+      return { gone: await this.deleteUnreferencedBlobs(trx, [num(row.blob_id)]), versionGone: last };
     });
     await this.removeBlobFiles(gone);
+    if (versionGone && version) await this.deleted(version, actor);
   }
 
-  async deleteVersion(versionId: number): Promise<void> {
+  async deleteVersion(versionId: number, actor: UserInfo | null = null): Promise<void> {
+    const version = await this.versionById(versionId);
     const gone = await this.db.transaction(async (trx) => {
       const files = await trx('package_file').where({ version_id: versionId }).select('blob_id');
       if (!(await trx('package_version').where({ id: versionId }).first('id'))) throw ApiError.notFound('package version does not exist');
@@ -334,6 +352,16 @@ export class PackageService implements PackageRegistry {
       return this.deleteUnreferencedBlobs(trx, files.map((f) => num(f.blob_id)));
     });
     await this.removeBlobFiles(gone);
+    if (version) await this.deleted(version, actor);
+  }
+
+  /** `package.deleted`, after the deletion committed (taps are contained by the kernel). */
+  private async deleted(version: PackageVersionInfo, actor: UserInfo | null): Promise<void> {
+    const owner = await this.deps.users.byId(version.ownerId);
+    await this.deps.hooks.package.deleted.promise({
+      ownerId: version.ownerId, ownerName: owner?.name ?? '', type: version.type, name: version.name, version: version.version,
+      packageVersionId: version.id, actor,
+    });
   }
 
   /**

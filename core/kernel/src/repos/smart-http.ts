@@ -11,6 +11,7 @@ import { grants } from '../auth/scopes';
 import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
 import { ensureWiki, wikiDirOf } from '../wiki/wiki-store';
+import { pushRulesEnv } from '../pulls/branch-protection-store';
 
 const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
 type Service = keyof typeof SERVICES;
@@ -37,19 +38,7 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       throw new ApiError(403, 'only the smart HTTP protocol is supported: git asks with ?service=git-upload-pack or git-receive-pack');
     }
     const target = await authorize(deps, req, res, service);
-    res.status(200);
-    res.set({ 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE });
-    const protocol = gitProtocol(req);
-    if (!protocol.includes('version=2')) res.write(pktLine(`# service=${service}\n`) + '0000');
-    const advertise = () => spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', target.gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
-    if (service === 'git-upload-pack' && protocol.includes('version=2')) {
-      // A v2 advertisement lists capabilities only (no refs): the same for every repository (all are
-      // SHA-1, created by Hearth), so
-      // it is produced once per process instead of spawning git on every fetch.
-      res.end(await capabilitiesV2(target.gitDir, protocol));
-      return;
-    }
-    await streamChild(advertise(), null, res, deps.log);
+    await advertiseRefs(req, res, service, target.gitDir, deps.log);
   });
 
   for (const service of Object.keys(SERVICES) as Service[]) {
@@ -60,6 +49,12 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       const target = await authorize(deps, req, res, service);
       const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
       const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
+      if (pushLog && !target.wiki) {
+        // What protected branches allow this pusher, for the pre-receive hook.
+        const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
+        const rules = await pushRulesEnv(deps.repos.query().knex(), target.repo.id, pusher?.user.id ?? 0);
+        if (rules) env.HEARTH_BRANCH_RULES = rules;
+      }
       res.status(200).set({ 'Content-Type': `application/x-${service}-result`, ...NO_CACHE });
       const child = spawnGit([SERVICES[service], '--stateless-rpc', target.gitDir], { env }, ['pipe', 'pipe', 'pipe']);
       const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
@@ -76,6 +71,71 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
     });
   }
   return router;
+}
+
+/** What `readOnlyGitRouter` needs from the kernel. */
+export interface ReadOnlyGitDeps {
+  config: HearthConfig;
+  authenticate(req: Request): Promise<Principal | null>;
+  log: Logger;
+}
+
+/**
+ * Serve bare repositories that the forge maintains itself (e.g. a package index) read-only over
+ * smart HTTP, with the same streaming transport as repositories: `GET info/refs?service=git-upload-pack`
+ * and `POST git-upload-pack` relative to the mount point; pushes are 403. `locate` maps the
+ * request (and its caller) to the git directory, or throws an ApiError (404, or 401 for a
+ * challenge). Mounted by plugins through `ctx.git.readOnlyRouter`.
+ */
+export function readOnlyGitRouter(deps: ReadOnlyGitDeps, locate: (req: Request, principal: Principal | null) => Promise<string>): Router {
+  const router = express.Router({ mergeParams: true });
+  const enabled = () => {
+    if (deps.config.repository.DISABLE_HTTP_GIT) throw new ApiError(403, 'git over HTTP is disabled on this server');
+  };
+  const readOnly = () => new ApiError(403, 'this repository is read-only: pushes are refused');
+  router.get('/info/refs', async (req, res) => {
+    enabled();
+    const service = String(req.query.service ?? '');
+    if (service === 'git-receive-pack') throw readOnly();
+    if (service !== 'git-upload-pack') {
+      throw new ApiError(403, 'only the smart HTTP protocol is supported: git asks with ?service=git-upload-pack');
+    }
+    const gitDir = await locate(req, await deps.authenticate(req));
+    res.locals.route = 'git upload-pack (read-only)';
+    await advertiseRefs(req, res, service, gitDir, deps.log);
+  });
+  router.post('/git-upload-pack', async (req, res) => {
+    enabled();
+    if (req.headers['content-type'] !== 'application/x-git-upload-pack-request') {
+      throw new ApiError(415, 'expected Content-Type application/x-git-upload-pack-request');
+    }
+    const gitDir = await locate(req, await deps.authenticate(req));
+    res.locals.route = 'git upload-pack (read-only)';
+    res.status(200).set({ 'Content-Type': 'application/x-git-upload-pack-result', ...NO_CACHE });
+    const child = spawnGit(['upload-pack', '--stateless-rpc', gitDir], { env: { GIT_PROTOCOL: gitProtocol(req) } }, ['pipe', 'pipe', 'pipe']);
+    const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
+    await streamChild(child, body, res, deps.log);
+  });
+  router.post('/git-receive-pack', () => {
+    throw readOnly();
+  });
+  return router;
+}
+
+/** The ref advertisement of `GET info/refs?service=…` (v2: the cached capability list). */
+async function advertiseRefs(req: Request, res: Response, service: Service, gitDir: string, log: Logger): Promise<void> {
+  res.status(200);
+  res.set({ 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE });
+  const protocol = gitProtocol(req);
+  if (!protocol.includes('version=2')) res.write(pktLine(`# service=${service}\n`) + '0000');
+  if (service === 'git-upload-pack' && protocol.includes('version=2')) {
+    // A v2 advertisement lists capabilities only (no refs): the same for every repository (all are
+    // SHA-1, created by Hearth), so it is produced once per process instead of spawning git on every fetch.
+    res.end(await capabilitiesV2(gitDir, protocol));
+    return;
+  }
+  const child = spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
+  await streamChild(child, null, res, log);
 }
 
 const v2Capabilities = new Map<string, Promise<Buffer>>();

@@ -16,8 +16,9 @@ export interface StagedBlob {
 }
 
 /**
- * Where package file bytes live, addressed by sha256. Only the filesystem store exists; an S3
- * store would implement the same interface (stage to a temp object or multipart upload).
+ * Where file bytes (package files, attachments) live, addressed by sha256: the local filesystem
+ * (FileBlobStore) or an S3-compatible bucket (S3BlobStore). Uploads are staged to a local
+ * temporary file while hashed, then committed under their sha256.
  */
 export interface BlobStore {
   /** Stream `body` into a temporary file while hashing it; over `maxBytes` rejects with 413 and keeps nothing. */
@@ -25,7 +26,6 @@ export interface BlobStore {
   open(sha256: string): Promise<{ stream: Readable; size: number }>;
   exists(sha256: string): Promise<boolean>;
   delete(sha256: string): Promise<void>;
-  pathOf(sha256: string): string;
 }
 
 class HashingLimiter extends Transform {
@@ -57,6 +57,23 @@ class HashingLimiter extends Transform {
   }
 }
 
+/** Stream a body into a new file under `tmpDir` while hashing it (and refusing it past `maxBytes`). */
+export async function stageToTempFile(tmpDir: string, body: Readable, maxBytes: number): Promise<{ tmp: string; size: number; hashes: PackageHashes }> {
+  await fs.promises.mkdir(tmpDir, { recursive: true });
+  const tmp = path.join(tmpDir, `upload-${crypto.randomUUID()}`);
+  const hasher = new HashingLimiter(maxBytes);
+  try {
+    await pipeline(body, hasher, fs.createWriteStream(tmp, { flags: 'wx' }));
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true });
+    if (!(err instanceof ApiError) && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      throw ApiError.badRequest('the upload ended before its body was complete');
+    }
+    throw err;
+  }
+  return { tmp, size: hasher.size, hashes: hasher.hashes() };
+}
+
 /** Blobs under `root/ab/cd/<sha256>`; temporary files under `root/../tmp` (same filesystem, so rename is atomic). */
 export class FileBlobStore implements BlobStore {
   private readonly tmpDir: string;
@@ -71,20 +88,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async stage(body: Readable, maxBytes = Number.MAX_SAFE_INTEGER): Promise<StagedBlob> {
-    await fs.promises.mkdir(this.tmpDir, { recursive: true });
-    const tmp = path.join(this.tmpDir, `upload-${crypto.randomUUID()}`);
-    const hasher = new HashingLimiter(maxBytes);
-    try {
-      await pipeline(body, hasher, fs.createWriteStream(tmp, { flags: 'wx' }));
-    } catch (err) {
-      await fs.promises.rm(tmp, { force: true });
-      if (!(err instanceof ApiError) && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
-        throw ApiError.badRequest('the upload ended before its body was complete');
-      }
-      throw err;
-    }
-    const hashes = hasher.hashes();
-    const size = hasher.size;
+    const { tmp, size, hashes } = await stageToTempFile(this.tmpDir, body, maxBytes);
     const target = this.pathOf(hashes.sha256);
     return {
       size,
