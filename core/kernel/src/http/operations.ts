@@ -51,7 +51,7 @@ export function buildApiRouter(operations: readonly RegisteredOperation[], deps:
   // Operations are grouped by their first path segment (always literal in Gitea's API): a request
   // is matched only against its group, so adding features does not slow every call down.
   const groups = new Map<string, { router: express.Router; methodsByPath: Map<string, Set<string>> }>();
-  for (const { op } of operations) {
+  for (const { op } of byLiteralFirst(operations)) {
     const [, first, ...rest] = toExpressPath(op.path).split('/');
     let group = groups.get(first.toLowerCase());
     if (!group) {
@@ -73,6 +73,22 @@ export function buildApiRouter(operations: readonly RegisteredOperation[], deps:
     }
   }
   return router;
+}
+
+/**
+ * The operations in matching order: where two paths could match one URL, the one with a literal
+ * segment where the other has a parameter comes first (`/repos/issues/search` before
+ * `/repos/{owner}/{repo}`), whichever feature area registered first. Otherwise registration order
+ * is kept (the sort is stable).
+ */
+function byLiteralFirst(operations: readonly RegisteredOperation[]): RegisteredOperation[] {
+  const shape = (p: string) => p.split('/').map((seg) => (seg.startsWith('{') ? 1 : 0));
+  return [...operations].sort((a, b) => {
+    const x = shape(a.op.path);
+    const y = shape(b.op.path);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+    return x.length - y.length;
+  });
 }
 
 function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler): RequestHandler {

@@ -38,4 +38,65 @@ export const issueInteractionMigrations: PluginMigration[] = [
       });
     },
   },
+  {
+    name: '0010_interactions',
+    async up(db: Knex) {
+      await db.schema.alterTable('issue', (t) => {
+        t.integer('pin_order').notNullable().defaultTo(0);
+      });
+      await db.schema.alterTable('issue', (t) => {
+        t.index(['repo_id', 'is_pull', 'pin_order']);
+      });
+      await db.schema.createTable('issue_assignees', (t) => {
+        t.increments('id').primary();
+        t.integer('assignee_id').notNullable().index();
+        t.integer('issue_id').notNullable();
+        t.unique(['issue_id', 'assignee_id']);
+      });
+      await db.schema.createTable('issue_watch', (t) => {
+        t.increments('id').primary();
+        t.integer('user_id').notNullable().index();
+        t.integer('issue_id').notNullable();
+        t.boolean('is_watching').notNullable().defaultTo(true);
+        t.bigInteger('created_unix').notNullable();
+        t.bigInteger('updated_unix').notNullable();
+        t.unique(['issue_id', 'user_id']);
+      });
+      await db.schema.createTable('issue_dependency', (t) => {
+        t.increments('id').primary();
+        t.integer('user_id').notNullable().defaultTo(0);
+        t.integer('issue_id').notNullable();
+        t.integer('dependency_id').notNullable().index();
+        t.bigInteger('created_unix').notNullable();
+        t.unique(['issue_id', 'dependency_id']);
+      });
+      await db.schema.createTable('reaction', (t) => {
+        t.increments('id').primary();
+        t.string('type', 64).notNullable();
+        t.integer('issue_id').notNullable();
+        t.integer('comment_id').notNullable().defaultTo(0);
+        t.integer('user_id').notNullable();
+        t.bigInteger('created_unix').notNullable();
+        t.unique(['issue_id', 'comment_id', 'type', 'user_id']);
+        t.index(['comment_id']);
+      });
+      await db.schema.alterTable('attachment', (t) => {
+        t.integer('issue_id').notNullable().defaultTo(0).index();
+        t.integer('comment_id').notNullable().defaultTo(0).index();
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.alterTable('attachment', (t) => {
+        t.dropIndex(['issue_id']);
+        t.dropIndex(['comment_id']);
+      });
+      await db.schema.alterTable('attachment', (t) => {
+        t.dropColumn('issue_id');
+        t.dropColumn('comment_id');
+      });
+      for (const table of ['reaction', 'issue_dependency', 'issue_watch', 'issue_assignees']) await db.schema.dropTableIfExists(table);
+      await db.schema.alterTable('issue', (t) => t.dropIndex(['repo_id', 'is_pull', 'pin_order']));
+      await db.schema.alterTable('issue', (t) => t.dropColumn('pin_order'));
+    },
+  },
 ];

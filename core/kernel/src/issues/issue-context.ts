@@ -4,6 +4,8 @@ import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { unixToIso } from '../users/models';
+import { AttachmentStore, attachmentToApi, type AttachmentRow } from '../releases/attachment-store';
+import { pullsByIssueIds, type PullRow } from '../pulls/pull-store';
 import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow } from './issue-store';
 
 export type RepoParams = { owner: string; repo: string };
@@ -41,9 +43,32 @@ export const list = (ref: string) => ({ description: `${ref}List`, schema: { typ
 
 const GHOST = (id: number) => ({ id: -1, login: 'Ghost', login_name: '', full_name: '', email: '', avatar_url: '', language: '', is_admin: false, last_login: '0001-01-01T00:00:00Z', created: '0001-01-01T00:00:00Z', restricted: false, active: false, prohibit_login: false, location: '', website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0, username: 'Ghost', _former_id: id });
 
+/** The `pull_request` field of an issue that is a pull request (Gitea's PullRequestMeta); null for issues. */
+const pullMeta = (p: PullRow | undefined) => (p ? { merged: p.has_merged, merged_at: p.has_merged && p.merged_unix ? unixToIso(p.merged_unix) : null } : null);
+
 export function issueContext(deps: KernelServices) {
   const { db, repos, users, config } = deps;
   const root = () => config.server.ROOT_URL;
+  const attachments = new AttachmentStore(db, config);
+  const assetsBy = (rows: AttachmentRow[], key: 'issue_id' | 'comment_id') => {
+    const out = new Map<number, Record<string, unknown>[]>();
+    for (const a of rows) {
+      const k = a[key];
+      if (!out.has(k)) out.set(k, []);
+      out.get(k)!.push(attachmentToApi(config, a));
+    }
+    return out;
+  };
+
+  /** Assignees of issues (user ids, in assignment order), by issue id. */
+  const assigneeIdsOf = async (issueIds: number[], q: Knex | Knex.Transaction = db): Promise<Map<number, number[]>> => {
+    const out = new Map<number, number[]>();
+    for (const id of issueIds) out.set(id, []);
+    if (issueIds.length === 0) return out;
+    const rows = await q('issue_assignees').whereIn('issue_id', issueIds).orderBy('id').select('issue_id', 'assignee_id');
+    for (const row of rows as any[]) out.get(Number(row.issue_id))?.push(Number(row.assignee_id));
+    return out;
+  };
 
   const open = async (req: ApiRequest<any, any, RepoParams>, need: IssueNeed): Promise<OpenedRepo> => {
     const r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'issues'), 'issues');
@@ -88,7 +113,7 @@ export function issueContext(deps: KernelServices) {
 
   const labelJson = (r: ResolvedRepo, l: LabelRow) => ({
     id: l.id, name: l.name, exclusive: l.exclusive, color: l.color.replace(/^#/, ''), description: l.description,
-    url: `${repoUrls(r).api}/labels/${l.id}`,
+    url: l.org_id > 0 ? `${root()}api/v1/orgs/${encodeURIComponent(r.owner.name)}/labels/${l.id}` : `${repoUrls(r).api}/labels/${l.id}`,
   });
 
   /** open/closed issue counts of milestones. */
@@ -143,7 +168,10 @@ export function issueContext(deps: KernelServices) {
       const counts = await db('comment').whereIn('issue_id', ids).where('type', 0).groupBy('issue_id').select('issue_id').count({ n: '*' });
       for (const c of counts as any[]) commentCounts.set(Number(c.issue_id), Number(c.n));
     }
-    const posters = await userJsons(rows.map((i) => i.poster_id), viewer);
+    const assigneeIds = await assigneeIdsOf(ids);
+    const posters = await userJsons([...rows.map((i) => i.poster_id), ...[...assigneeIds.values()].flat()], viewer);
+    const assets = assetsBy(await attachments.listOf('issue', ids), 'issue_id');
+    const pulls = await pullsByIssueIds(db, rows.filter((i) => i.is_pull).map((i) => i.id));
     const urls = repoUrls(r);
     return rows.map((i) => ({
       id: i.id,
@@ -156,11 +184,11 @@ export function issueContext(deps: KernelServices) {
       title: i.name,
       body: i.content ?? '',
       ref: i.ref,
-      assets: [],
+      assets: assets.get(i.id) ?? [],
       labels: (labels.get(i.id) ?? []).map((l) => labelJson(r, l)),
       milestone: milestones.get(i.milestone_id) ?? null,
-      assignee: null,
-      assignees: null,
+      assignee: assigneeIds.get(i.id)?.length ? posters.get(assigneeIds.get(i.id)![0]) : null,
+      assignees: assigneeIds.get(i.id)?.length ? assigneeIds.get(i.id)!.map((a) => posters.get(a)) : null,
       state: i.is_closed ? 'closed' : 'open',
       is_locked: i.is_locked,
       comments: commentCounts.get(i.id) ?? 0,
@@ -168,9 +196,9 @@ export function issueContext(deps: KernelServices) {
       updated_at: unixToIso(i.updated_unix),
       closed_at: i.is_closed && i.closed_unix ? unixToIso(i.closed_unix) : null,
       due_date: i.deadline_unix ? unixToIso(i.deadline_unix) : null,
-      pull_request: null,
+      pull_request: pullMeta(pulls.get(i.id)),
       repository: { id: r.repo.id, name: r.repo.name, owner: r.owner.name, full_name: urls.full },
-      pin_order: 0,
+      pin_order: i.pin_order,
     }));
   };
 
@@ -183,6 +211,7 @@ export function issueContext(deps: KernelServices) {
       }
     }
     const posters = await userJsons(rows.map((c) => c.poster_id), viewer);
+    const assets = assetsBy(await attachments.listOf('comment', rows.map((c) => c.id)), 'comment_id');
     const urls = repoUrls(r);
     return rows.map((c) => {
       const issue = indexes.get(c.issue_id);
@@ -196,14 +225,14 @@ export function issueContext(deps: KernelServices) {
         original_author: c.original_author,
         original_author_id: c.original_author_id,
         body: c.content ?? '',
-        assets: [],
+        assets: assets.get(c.id) ?? [],
         created_at: unixToIso(c.created_unix),
         updated_at: unixToIso(c.updated_unix),
       };
     });
   };
 
-  return { open, repoUrls, issueByIndex, labelById, labelJson, labelsOf, milestoneJsons, issueJsons, commentJsons, toComment };
+  return { open, repoUrls, issueByIndex, labelById, labelJson, labelsOf, milestoneJsons, issueJsons, commentJsons, toComment, userJsons, assigneeIdsOf, attachments };
 }
 
 export type IssueContext = ReturnType<typeof issueContext>;

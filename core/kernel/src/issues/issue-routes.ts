@@ -4,10 +4,18 @@ import type { KernelServices } from '../kernel-services';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
+import { withConflictRetry } from '../db/retry';
 import { ID_PARAMS, INDEX_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
-import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toComment, toIssue, toLabel, type IssueRow, type LabelRow } from './issue-store';
+import { ensureIssueCounter, inTransaction, nextIssueIndex, removeIssueInteractions, tapExclusiveLabels, toComment, toIssue, toLabel, type IssueRow, type LabelRow } from './issue-store';
 import { labelOperations } from './label-routes';
+import { usableLabels } from './org-labels';
 import { milestoneOperations } from './milestone-routes';
+import { resolveAssignees } from './assignees';
+import { issueEvents, type IssueEvents } from './issue-events';
+import { changeStateLocked, recordDeadlineEvent, recordReferences, setAssignees, unpinLocked, withPinLock } from './issue-actions';
+import { pinnedListOperations } from './interaction-routes';
+import { recordIssueEvent } from './timeline';
+import { removeIssuePulls } from '../pulls/pull-store';
 
 type IndexParams = RepoParams & { index: number };
 type IdParams = RepoParams & { id: number };
@@ -52,11 +60,14 @@ const TIME_RANGE = {
 
 const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
 
-/** Assignees are not stored yet: accept only empty values (as clients send by default). */
-function refuseAssignees(b: { assignee?: string; assignees?: string[] }): void {
-  if ((b.assignee && b.assignee.trim()) || (b.assignees && b.assignees.length)) {
-    throw ApiError.unprocessable('assignees are not supported yet', { errors: [{ field: 'assignees', message: 'not supported yet' }] });
-  }
+/** The repository id of `owner/repo` (for cross-repository references), or null. */
+export function repoIdLookup(deps: KernelServices) {
+  return async (owner: string, repo: string): Promise<number | null> => {
+    const u = await deps.users.byName(owner);
+    if (!u) return null;
+    const row = await deps.db('repositories').where({ owner_id: u.id, lower_name: repo.toLowerCase() }).first('id');
+    return row ? Number(row.id) : null;
+  };
 }
 
 /**
@@ -69,15 +80,17 @@ function refuseAssignees(b: { assignee?: string; assignees?: string[] }): void {
 export function issueOperations(deps: KernelServices): ApiOperation[] {
   tapExclusiveLabels(deps.hooks);
   const ctx = issueContext(deps);
-  return [...commentOperations(deps, ctx), ...issueCrud(deps, ctx), ...labelOperations(deps, ctx), ...milestoneOperations(deps, ctx)];
+  const events = issueEvents(deps, ctx);
+  return [...pinnedListOperations(deps, ctx), ...commentOperations(deps, ctx, events), ...issueCrud(deps, ctx, events), ...labelOperations(deps, ctx), ...milestoneOperations(deps, ctx)];
 }
 
-function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
+function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents): ApiOperation[] {
   const { db, hooks, users, http } = deps;
+  const repoIdOf = repoIdLookup(deps);
 
   const labelsOfRepo = async (o: OpenedRepo, ids: number[]): Promise<LabelRow[]> => {
     if (ids.length === 0) return [];
-    const rows = (await db('label').where('repo_id', o.r.repo.id).whereIn('id', ids)).map(toLabel);
+    const rows = (await usableLabels(db('label'), o.r.repo).whereIn('id', ids)).map(toLabel);
     const out: LabelRow[] = [];
     for (const id of ids) {
       const row = rows.find((l) => l.id === id);
@@ -122,10 +135,14 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
         const names = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
         if (names(f.labels).length) {
           const wanted = names(f.labels);
-          const rows = await db('label').where('repo_id', o.r.repo.id).whereIn('name', wanted).select('id', 'name');
+          const rows = await usableLabels(db('label'), o.r.repo).whereIn('name', wanted).select('id', 'name');
           // Every named label must exist and be on the issue (an unknown label matches nothing).
           if (wanted.some((n) => !rows.some((r: { name: string }) => r.name === n))) empty = true;
-          for (const id of new Set(rows.map((r: { id: number }) => Number(r.id)))) q.whereIn('id', db('issue_label').where('label_id', id).select('issue_id'));
+          // A correlated EXISTS per label: the issue index is walked in number order and each issue probes
+          // issue_label's (issue_id, label_id) index — no list of all labelled issues, no sort (bench/issues.js).
+          for (const id of new Set(rows.map((r: { id: number }) => Number(r.id)))) {
+            q.whereExists(db('issue_label as il').select(db.raw('1')).whereRaw('?? = ??', ['il.issue_id', 'issue.id']).where('il.label_id', id));
+          }
         }
         if (names(f.milestones).length) {
           const refs = names(f.milestones);
@@ -162,13 +179,14 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
       handler: async (req: ApiRequest<CreateIssueBody, unknown, RepoParams>) => {
         const o = await ctx.open(req, 'participate');
         const b = req.body;
-        refuseAssignees(b);
         if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
         // As Gitea: labels and milestone given by a caller without write access are ignored.
         const labels = o.canWrite ? await labelsOfRepo(o, b.labels ?? []) : [];
         const milestoneId = o.canWrite && b.milestone ? b.milestone : 0;
         if (milestoneId) await checkMilestone(o, milestoneId);
         const deadline = b.due_date && o.canWrite ? parseTime(b.due_date, 'due_date') : 0;
+        // As Gitea: assignees given by a caller without write access are ignored.
+        const assigneeIds = o.canWrite ? await resolveAssignees(deps, o, false, b.assignee, b.assignees) : [];
         await ensureIssueCounter(db, o.r.repo.id);
         const id = await inTransaction(db, async (trx) => {
           const index = await nextIssueIndex(trx, o.r.repo.id);
@@ -186,8 +204,17 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
           });
           const labelIds = [...new Set(((c.labelIds as number[]) ?? []).map(Number))];
           if (labelIds.length) await trx('issue_label').insert(labelIds.map((label_id) => ({ issue_id: issueId, label_id })));
+          const row = toIssue(await trx('issue').where('id', issueId).first());
+          // As Gitea, the initial labels and milestone appear in the timeline too.
+          const base = { repoId: o.r.repo.id, issueId, actorId: req.principal!.user.id };
+          for (const labelId of labelIds) await recordIssueEvent(trx, { ...base, type: 'label', label_id: labelId, content: '1' });
+          if (row.milestone_id) await recordIssueEvent(trx, { ...base, type: 'milestone', milestone_id: row.milestone_id });
+          if (assigneeIds.length) await setAssignees(trx, row, assigneeIds, req.principal!.user.id);
+          await recordReferences(trx, { repoId: o.r.repo.id, issue: row, commentId: 0, text: `${row.name}\n${row.content ?? ''}`, actorId: req.principal!.user.id }, repoIdOf);
           return issueId;
         });
+        await events.issue('issues', o.r, id, 'opened', req.principal!.user);
+        for (const assigneeId of assigneeIds) await events.issue('issue_assign', o.r, id, 'assigned', req.principal!.user, { assigneeId });
         return created(await one(o, toIssue(await db('issue').where('id', id).first()), req));
       },
     },
@@ -209,7 +236,6 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
         const b = req.body;
         const isPoster = issue.poster_id === req.principal!.user.id;
         if (!isPoster && !o.canWrite) throw ApiError.forbidden('only the poster or a writer may edit this issue');
-        refuseAssignees(b);
         const changes: Record<string, unknown> = {};
         if (b.title !== undefined) {
           if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
@@ -221,8 +247,8 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
           if (b.state !== 'open' && b.state !== 'closed') throw ApiError.unprocessable(`invalid state "${b.state}": open or closed`, { errors: [{ field: 'state', message: 'must be open or closed' }] });
           changes.state = b.state;
         }
-        const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined;
-        if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing the milestone or due date needs write access to the issues');
+        const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined || b.assignee !== undefined || b.assignees !== undefined;
+        if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing the milestone, due date or assignees needs write access to the issues');
         if (b.milestone !== undefined) {
           const id = b.milestone ?? 0;
           if (id) await checkMilestone(o, id);
@@ -230,24 +256,47 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
         }
         if (b.unset_due_date) changes.deadlineUnix = 0;
         else if (b.due_date !== undefined) changes.deadlineUnix = b.due_date ? parseTime(b.due_date, 'due_date') : 0;
-        await inTransaction(db, async (trx: Knex.Transaction) => {
+        if (b.assignee !== undefined || b.assignees !== undefined) changes.assigneeIds = await resolveAssignees(deps, o, issue.is_pull, b.assignee, b.assignees);
+        const actorId = req.principal!.user.id;
+        await ensureIssueCounter(db, o.r.repo.id);
+        const outcome = await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, before: IssueRow) => {
           const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor: req.principal!.user, trx });
           const c = mutation.changes;
           const now = nowUnix();
+          const done = { stateChanged: false, milestoneChanged: false, assignees: { added: [] as number[], removed: [] as number[] } };
           const patch: Record<string, unknown> = { updated_unix: now };
           if (c.title !== undefined) patch.name = String(c.title);
           if (c.body !== undefined) patch.content = String(c.body);
           if (c.ref !== undefined) patch.ref = String(c.ref);
           if (c.milestoneId !== undefined) patch.milestone_id = Number(c.milestoneId);
           if (c.deadlineUnix !== undefined) patch.deadline_unix = Number(c.deadlineUnix);
-          if (c.state !== undefined) {
-            const closed = c.state === 'closed';
-            patch.is_closed = closed;
-            if (closed && !issue.is_closed) patch.closed_unix = now;
-          }
           await trx('issue').where('id', issue.id).update(patch);
-        });
-        return created(await one(o, await ctx.issueByIndex(o.r, issue.index), req));
+          const base = { repoId: o.r.repo.id, issueId: issue.id, actorId };
+          if (patch.name !== undefined && patch.name !== before.name) await recordIssueEvent(trx, { ...base, type: 'change_title', old_title: before.name, new_title: String(patch.name) });
+          if (patch.milestone_id !== undefined && patch.milestone_id !== before.milestone_id) {
+            await recordIssueEvent(trx, { ...base, type: 'milestone', old_milestone_id: before.milestone_id, milestone_id: Number(patch.milestone_id) });
+            done.milestoneChanged = true;
+          }
+          if (patch.deadline_unix !== undefined) await recordDeadlineEvent(trx, before, before.deadline_unix, Number(patch.deadline_unix), actorId);
+          if (Array.isArray(c.assigneeIds)) done.assignees = await setAssignees(trx, before, (c.assigneeIds as unknown[]).map(Number), actorId);
+          if (c.state !== undefined) done.stateChanged = await changeStateLocked(trx, before, c.state === 'closed', actorId);
+          if (patch.content !== undefined && patch.content !== (before.content ?? '')) {
+            const after = toIssue(await trx('issue').where('id', issue.id).first());
+            await recordReferences(trx, { repoId: o.r.repo.id, issue: after, commentId: 0, text: String(patch.content), actorId }, repoIdOf);
+          }
+          return done;
+        }));
+        const actor = req.principal!.user;
+        const after = await ctx.issueByIndex(o.r, issue.index);
+        const edits: Record<string, { from: string }> = {};
+        if (after.name !== issue.name) edits.title = { from: issue.name };
+        if ((after.content ?? '') !== (issue.content ?? '')) edits.body = { from: issue.content ?? '' };
+        if (Object.keys(edits).length) await events.issue('issues', o.r, issue.id, 'edited', actor, { changes: edits });
+        if (outcome.stateChanged) await events.issue('issues', o.r, issue.id, after.is_closed ? 'closed' : 'reopened', actor);
+        if (outcome.milestoneChanged) await events.issue('issue_milestone', o.r, issue.id, after.milestone_id ? 'milestoned' : 'demilestoned', actor);
+        for (const assigneeId of outcome.assignees.added) await events.issue('issue_assign', o.r, issue.id, 'assigned', actor, { assigneeId });
+        for (const assigneeId of outcome.assignees.removed) await events.issue('issue_assign', o.r, issue.id, 'unassigned', actor, { assigneeId });
+        return created(await one(o, after, req));
       },
     },
     {
@@ -257,19 +306,29 @@ function issueCrud(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
         const o = await ctx.open(req, 'read');
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         if (!o.isAdmin) throw ApiError.forbidden('deleting an issue needs admin access to the repository');
-        await db.transaction(async (trx) => {
+        const json = await one(o, issue, req);
+        const commentIds = db('comment').where('issue_id', issue.id).select('id');
+        const files = [...await ctx.attachments.listOf('issue', [issue.id]), ...await ctx.attachments.listOf('comment', (await commentIds).map((c: { id: unknown }) => Number(c.id)))];
+        await withConflictRetry(() => withPinLock(db, issue, async (trx, fresh) => {
+          if (fresh.pin_order > 0) await unpinLocked(trx, fresh, req.principal!.user.id);
           await trx('issue_label').where('issue_id', issue.id).delete();
+          await removeIssueInteractions(trx, [issue.id]);
+          await trx('reaction').whereIn('comment_id', trx('comment').where('issue_id', issue.id).select('id')).delete();
           await trx('comment').where('issue_id', issue.id).delete();
+          if (issue.is_pull) await removeIssuePulls(trx, [issue.id]);
           await trx('issue').where('id', issue.id).delete();
-        });
+        }));
+        await ctx.attachments.remove(files);
+        await events.deleted(o.r, json, issue.is_pull, req.principal!.user);
         return noContent();
       },
     },
   ];
 }
 
-function commentOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
+function commentOperations(deps: KernelServices, ctx: IssueContext, events: IssueEvents): ApiOperation[] {
   const { db, http } = deps;
+  const repoIdOf = repoIdLookup(deps);
 
   const commentById = async (o: OpenedRepo, id: number) => {
     const row = await db('comment').where({ repo_id: o.r.repo.id, id, type: 0 }).first();
@@ -317,6 +376,11 @@ function commentOperations(deps: KernelServices, ctx: IssueContext): ApiOperatio
         const c = await commentById(o, req.params.id);
         mayChange(o, c.poster_id, req);
         await db('comment').where('id', c.id).update({ content: req.body.body, updated_unix: nowUnix() });
+        if ((c.content ?? '') !== req.body.body) {
+          const issue = toIssue(await db('issue').where('id', c.issue_id).first());
+          await recordReferences(db, { repoId: o.r.repo.id, issue, commentId: c.id, text: req.body.body, actorId: req.principal!.user.id }, repoIdOf);
+          await events.comment(o.r, c.issue_id, c.id, 'edited', req.principal!.user, { body: { from: c.content ?? '' } });
+        }
         return ok(await one(o, c.id, req));
       },
     },
@@ -327,7 +391,14 @@ function commentOperations(deps: KernelServices, ctx: IssueContext): ApiOperatio
         const o = await ctx.open(req, 'participate');
         const c = await commentById(o, req.params.id);
         mayChange(o, c.poster_id, req);
-        await db('comment').where('id', c.id).delete();
+        const json = await one(o, c.id, req);
+        const files = await ctx.attachments.listOf('comment', [c.id]);
+        await db.transaction(async (trx) => {
+          await trx('reaction').where('comment_id', c.id).delete();
+          await trx('comment').where('id', c.id).delete();
+        });
+        await ctx.attachments.remove(files);
+        await events.comment(o.r, c.issue_id, json, 'deleted', req.principal!.user);
         return noContent();
       },
     },
@@ -349,12 +420,16 @@ function commentOperations(deps: KernelServices, ctx: IssueContext): ApiOperatio
       handler: async (req: ApiRequest<{ body: string }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'participate');
         const issue = await ctx.issueByIndex(o.r, req.params.index);
+        // As Gitea: a locked conversation takes comments only from those who may write (and site admins).
+        if (issue.is_locked && !o.canWrite && !req.principal!.user.isAdmin) throw ApiError.forbidden('unable to create comment because the issue is locked');
         const now = nowUnix();
         const id = await db.transaction(async (trx) => {
           const cid = await insertId(trx, 'comment', { type: 0, repo_id: o.r.repo.id, issue_id: issue.id, poster_id: req.principal!.user.id, content: req.body.body, created_unix: now, updated_unix: now });
           await trx('issue').where('id', issue.id).update({ updated_unix: now });
+          await recordReferences(trx, { repoId: o.r.repo.id, issue, commentId: cid, text: req.body.body, actorId: req.principal!.user.id }, repoIdOf);
           return cid;
         });
+        await events.comment(o.r, issue.id, id, 'created', req.principal!.user);
         return created(await one(o, id, req));
       },
     },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { IssueMutation, KernelHooks } from '@hearth/plugin-api';
+import { ApiError, type IssueMutation, type KernelHooks } from '@hearth/plugin-api';
 import { isUniqueViolation } from '../db/errors';
 import { withConflictRetry } from '../db/retry';
 
@@ -24,11 +24,15 @@ export interface IssueRow {
   created_unix: number;
   updated_unix: number;
   closed_unix: number;
+  /** 0 = not pinned, 1 = first (issues and pull requests of a repository counted separately). */
+  pin_order: number;
 }
 
 export interface LabelRow {
   id: number;
   repo_id: number;
+  /** The organization of an organization label (repo_id 0); 0 for a repository label. */
+  org_id: number;
   name: string;
   exclusive: boolean;
   description: string;
@@ -68,11 +72,12 @@ export function toIssue(raw: any): IssueRow {
     id: num(raw.id), repo_id: num(raw.repo_id), index: num(raw.index), poster_id: num(raw.poster_id), original_author_id: num(raw.original_author_id),
     milestone_id: num(raw.milestone_id), is_closed: bool(raw.is_closed), is_pull: bool(raw.is_pull), is_locked: bool(raw.is_locked),
     deadline_unix: num(raw.deadline_unix), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix), closed_unix: num(raw.closed_unix),
+    pin_order: num(raw.pin_order),
   };
 }
 
 export function toLabel(raw: any): LabelRow {
-  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), exclusive: bool(raw.exclusive), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix) };
+  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), org_id: num(raw.org_id), exclusive: bool(raw.exclusive), created_unix: num(raw.created_unix), updated_unix: num(raw.updated_unix) };
 }
 
 export function toMilestone(raw: any): MilestoneRow {
@@ -122,6 +127,26 @@ export function removeDuplicateExclusive<T extends { id: number; name: string; e
     const scope = exclusiveScope(l);
     return !scope || lastOfScope.get(scope) === i;
   });
+}
+
+/** A label as clients create and edit it (CreateLabelOption / EditLabelOption), repository or organization alike. */
+export interface LabelBody { name?: string; color?: string; description?: string; exclusive?: boolean }
+
+/** A colour from a client, normalised, or a 422 naming it. */
+export function labelColor(value: string): string {
+  const c = normalizeColor(value);
+  if (!c) throw ApiError.unprocessable(`invalid color "${value}": use #rrggbb`, { errors: [{ field: 'color', message: 'must be #rrggbb or rrggbb' }] });
+  return c;
+}
+
+/** The columns an EditLabelOption changes. */
+export function labelPatch(b: LabelBody, now: number): Record<string, unknown> {
+  const patch: Record<string, unknown> = { updated_unix: now };
+  if (b.name !== undefined) patch.name = b.name;
+  if (b.color !== undefined) patch.color = labelColor(b.color);
+  if (b.description !== undefined) patch.description = b.description;
+  if (b.exclusive !== undefined) patch.exclusive = b.exclusive;
+  return patch;
 }
 
 /** Normalise `#rrggbb`, `rrggbb`, `#rgb` or `rgb` to `#rrggbb` (lower case); null when invalid. */
@@ -188,9 +213,23 @@ export async function removeRepoIssues(trx: Knex | Knex.Transaction, repoIds: nu
   if (repoIds.length === 0) return;
   const issueIds = trx('issue').whereIn('repo_id', repoIds).select('id');
   await trx('issue_label').whereIn('issue_id', issueIds).delete();
+  await removeIssueInteractions(trx, issueIds);
   await trx('comment').whereIn('repo_id', repoIds).delete();
   await trx('issue').whereIn('repo_id', repoIds).delete();
   await trx('label').whereIn('repo_id', repoIds).delete();
   await trx('milestone').whereIn('repo_id', repoIds).delete();
   await trx('issue_index').whereIn('repo_id', repoIds).delete();
+}
+
+/**
+ * Remove the assignees, watches, dependencies (both directions) and reactions of issues (ids or
+ * a subquery of ids), inside the caller's transaction. Attachments are the caller's (their blobs
+ * go after commit).
+ */
+export async function removeIssueInteractions(trx: Knex | Knex.Transaction, issueIds: number[] | Knex.QueryBuilder): Promise<void> {
+  await trx('issue_assignees').whereIn('issue_id', issueIds).delete();
+  await trx('issue_watch').whereIn('issue_id', issueIds).delete();
+  await trx('issue_dependency').whereIn('issue_id', issueIds).delete();
+  await trx('issue_dependency').whereIn('dependency_id', issueIds).delete();
+  await trx('reaction').whereIn('issue_id', issueIds).delete();
 }

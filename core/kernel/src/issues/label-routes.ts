@@ -4,18 +4,15 @@ import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import { ID_PARAMS, INDEX_ID_PARAMS, INDEX_PARAMS, list, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
-import { inTransaction, normalizeColor, toLabel, type LabelRow } from './issue-store';
+import { usableLabels } from './org-labels';
+import { recordIssueEvent } from './timeline';
+import { issueEvents } from './issue-events';
+import { inTransaction, labelColor, labelPatch, toLabel, type LabelBody, type LabelRow } from './issue-store';
 
-interface LabelBody { name?: string; color?: string; description?: string; exclusive?: boolean }
 type IdParams = RepoParams & { id: number };
 type IndexParams = RepoParams & { index: number };
 type IndexIdParams = IndexParams & { id: number };
 
-function color(value: string): string {
-  const c = normalizeColor(value);
-  if (!c) throw ApiError.unprocessable(`invalid color "${value}": use #rrggbb`, { errors: [{ field: 'color', message: 'must be #rrggbb or rrggbb' }] });
-  return c;
-}
 
 /**
  * Repository labels (`/repos/{owner}/{repo}/labels…`) and the labels of one issue
@@ -26,10 +23,12 @@ function color(value: string): string {
  */
 export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
   const { db, hooks } = deps;
+  const events = issueEvents(deps, ctx);
 
   /** Resolve label ids (or names) of a request against the repository: 422 for unknown or foreign ones. */
   const resolveLabels = async (o: OpenedRepo, refs: (number | string)[]): Promise<LabelRow[]> => {
-    const rows = (await db('label').where('repo_id', o.r.repo.id)).map(toLabel);
+    // The repository's labels and its organization's; a label of another repository or organization is unknown here.
+    const rows = (await usableLabels(db('label'), o.r.repo)).map(toLabel);
     const out: LabelRow[] = [];
     for (const ref of refs) {
       const row = typeof ref === 'number' ? rows.find((l) => l.id === ref) : rows.find((l) => l.name === ref) ?? (/^\d+$/.test(ref) ? rows.find((l) => l.id === Number(ref)) : undefined);
@@ -53,10 +52,17 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       await trx('issue_label').where('issue_id', issue.id).delete();
       if (ids.length) await trx('issue_label').insert(ids.map((id) => ({ issue_id: issue.id, label_id: id })));
       await trx('issue').where('id', issue.id).update({ updated_unix: nowUnix() });
+      // Timeline: one label event per label added (content "1") or removed (content "").
+      const base = { repoId: o.r.repo.id, issueId: issue.id, actorId: req.principal?.user.id ?? 0, type: 'label' as const };
+      for (const l of current) if (!ids.includes(l.id)) await recordIssueEvent(trx, { ...base, label_id: l.id, content: '' });
+      for (const id of ids) if (!current.some((l) => l.id === id)) await recordIssueEvent(trx, { ...base, label_id: id, content: '1' });
     });
+    await events.issue('issue_label', o.r, issue.id, wantedCleared(req) ? 'label_cleared' : 'label_updated', req.principal?.user ?? null);
     return ((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l));
   };
 
+  /** Gitea sends `label_cleared` for DELETE /issues/{index}/labels, `label_updated` otherwise. */
+  const wantedCleared = (req: ApiRequest<any, any, any>) => req.raw.method === 'DELETE' && !('id' in (req.params as object));
   const labelsBody = 'IssueLabelsOption';
   const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
   return [
@@ -78,7 +84,7 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
         const o = await ctx.open(req, 'write');
         const now = nowUnix();
         const id = await insertId(db, 'label', {
-          repo_id: o.r.repo.id, name: req.body.name, color: color(req.body.color), description: req.body.description ?? '',
+          repo_id: o.r.repo.id, name: req.body.name, color: labelColor(req.body.color), description: req.body.description ?? '',
           exclusive: req.body.exclusive ?? false, created_unix: now, updated_unix: now,
         });
         return created(ctx.labelJson(o.r, await ctx.labelById(o.r, id)));
@@ -98,13 +104,7 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       handler: async (req: ApiRequest<LabelBody, unknown, IdParams>) => {
         const o = await ctx.open(req, 'write');
         const label = await ctx.labelById(o.r, req.params.id);
-        const b = req.body;
-        const patch: Record<string, unknown> = { updated_unix: nowUnix() };
-        if (b.name !== undefined) patch.name = b.name;
-        if (b.color !== undefined) patch.color = color(b.color);
-        if (b.description !== undefined) patch.description = b.description;
-        if (b.exclusive !== undefined) patch.exclusive = b.exclusive;
-        await db('label').where('id', label.id).update(patch);
+        await db('label').where('id', label.id).update(labelPatch(req.body, nowUnix()));
         return ok(ctx.labelJson(o.r, await ctx.labelById(o.r, label.id)));
       },
     },
@@ -168,7 +168,7 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const current = (await ctx.labelsOf([issue.id])).get(issue.id) ?? [];
         if (!current.some((l) => l.id === req.params.id)) {
-          const exists = await db('label').where({ id: req.params.id, repo_id: o.r.repo.id }).first('id');
+          const exists = await usableLabels(db('label'), o.r.repo).where('id', req.params.id).first('id');
           if (!exists) throw ApiError.unprocessable(`label does not exist in this repository [id: ${req.params.id}]`);
           throw ApiError.notFound(`the issue does not carry label ${req.params.id}`);
         }

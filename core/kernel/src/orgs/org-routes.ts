@@ -4,6 +4,7 @@ import { RepositoryRow } from '../repos/models';
 import { isUniqueViolation } from '../db/errors';
 import { containsCondition } from '../db/like';
 import type { OrgDeps } from './org-deps';
+import { removeOrgLabels } from '../issues/org-labels';
 import {
   ACCESS_MODES, OWNER_MODE, TEAM_UNITS, canSeeOrg, createOrg, insertId, isOrgMember, isOrgOwner, isOwnersTeam, maxTeamMode, normalizeTeam,
   canCreateOrgRepo, syncOrgUsers, teamById, type CreateOrgInput, type TeamRow,
@@ -235,6 +236,7 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
           await trx('teams').where('org_id', org.id).delete();
           await trx('org_users').where('org_id', org.id).delete();
           await trx('org_settings').where('org_id', org.id).delete();
+          await removeOrgLabels(trx, org.id);
           await trx('users').where('id', org.id).delete();
         });
         return noContent();

@@ -36,6 +36,7 @@ interface CreateRepoBody {
   license?: string;
   readme?: string;
   default_branch?: string;
+  issue_labels?: string;
 }
 
 type EditRepoBody = Partial<Record<string, unknown>> & { name?: string; description?: string; website?: string; private?: boolean; template?: boolean; archived?: boolean; default_branch?: string };
@@ -51,7 +52,7 @@ const SETTING_FIELDS: Array<keyof RepoSettings> = [
 
 /** Repository CRUD, listing and search (section category: repository). */
 export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
-  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null) => repos.toApi(row, owner, viewer);
+  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, { issues: number; pulls: number }>) => repos.toApi(row, owner, viewer, true, counts);
 
   /** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
   const initialFiles = (owner: UserRow, body: CreateRepoBody): InitialFiles | undefined => {
@@ -79,7 +80,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
     }
     const row = await repos.create(owner, {
       name: body.name, description: body.description, private: body.private, template: body.template,
-      defaultBranch: body.default_branch, initialFiles: initialFiles(owner, body),
+      defaultBranch: body.default_branch, initialFiles: initialFiles(owner, body), issueLabels: body.issue_labels || undefined,
     }, req.principal!.user);
     return created(await repoJson(row, owner, req.principal));
   };
@@ -88,9 +89,10 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
     const [rows, total] = await Promise.all([query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), query.clone().resultSize()]);
     const owners = new Map<number, UserRow>();
     const items = [];
+    const counts = await repos.openIssueCounts(rows.map((r) => r.id));
     for (const row of rows) {
       if (!owners.has(row.owner_id)) owners.set(row.owner_id, (await users.byId(row.owner_id))!);
-      items.push(await repoJson(row, owners.get(row.owner_id)!, req.principal));
+      items.push(await repoJson(row, owners.get(row.owner_id)!, req.principal, counts));
     }
     return { items, total };
   };

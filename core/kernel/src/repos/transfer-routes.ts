@@ -6,6 +6,7 @@ import type { UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 import { REPO_STATUS } from './models';
 import { moveWiki, wikiDirOf } from '../wiki/wiki-store';
+import { dropOrgLabelsFromRepo } from '../issues/org-labels';
 import type { RepoService, ResolvedRepo } from './repo-service';
 
 /**
@@ -21,6 +22,8 @@ async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipi
   await db.transaction(async (trx) => {
     await trx('repositories').where('id', repo.id).update({ owner_id: recipient.id, owner_name: recipient.name, status: REPO_STATUS.ready, updated_unix: nowUnix() });
     await trx('repo_transfers').where('repo_id', repo.id).delete();
+    // The old organization's labels are not usable in the new home: off the issues they go.
+    if (resolved.owner.type === 1) await dropOrgLabelsFromRepo(trx, repo.id, repo.owner_id);
   });
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
