@@ -1,4 +1,5 @@
 import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { canPushUnderRule, ruleForBranch } from '../pulls/branch-protection-store';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
 import { readBlobs } from './contents-git';
 import { branchCommit, resolveRef } from './revisions';
@@ -50,6 +51,13 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
   const change = async (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput): Promise<FilesResponse> => {
     const resolved = await writable(req);
     const principal = req.principal!;
+    // A protected branch takes file changes only from those its rule lets push (Gitea's VerifyBranchProtection).
+    const target = input.new_branch?.trim() || input.branch?.trim() || resolved.repo.default_branch;
+    const knex = repos.query().knex();
+    const rule = await ruleForBranch(knex, resolved.repo.id, target);
+    if (rule && !(await canPushUnderRule(knex, rule, principal.user.id))) {
+      throw ApiError.forbidden(`user cannot push to protected branch "${target}" [rule: ${rule.rule_name}]`);
+    }
     return changeFiles(
       { repos, urls: repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
       resolved, principal.user, await users.rowOf(principal), input,

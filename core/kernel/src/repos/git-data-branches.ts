@@ -6,6 +6,7 @@ import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { GitRouteDeps } from './route-deps';
+import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, ruleForBranch, type ProtectedBranchRow } from '../pulls/branch-protection-store';
 
 type Params = { owner: string; repo: string; branch: string };
 
@@ -31,19 +32,38 @@ async function branchesToApi(deps: GitRouteDeps, r: GitDataRepo, viewer: Princip
   const commits = await readCommits(r.gitDir, refs.map((b) => b.id));
   const payloads = await toPayloadCommits(deps, r.links, [...commits.values()]);
   const byId = new Map(payloads.map((p) => [p.id as string, p]));
-  // Without branch protection, whoever may write the code may push to and merge into every branch.
+  // Without branch protection, whoever may write the code may push to and merge into every branch;
+  // a protected branch's rule decides for it (Gitea's ToBranch).
   const canWrite = viewer !== null && r.resolved.permission.push && !r.resolved.repo.is_archived;
-  return refs.map((b) => ({
-    name: b.ref.slice(HEADS.length),
-    commit: byId.get(b.id) ?? null,
-    protected: false,
-    required_approvals: 0,
-    enable_status_check: false,
-    status_check_contexts: [],
-    user_can_push: canWrite,
-    user_can_merge: canWrite,
-    effective_branch_protection_name: '',
-  }));
+  const db = deps.repos.query().knex();
+  const rules = await listRules(db, r.resolved.repo.id);
+  // What the viewer may do under each rule, asked once per rule (whitelists may need team lookups).
+  const verdicts = new Map<number, { push: boolean; merge: boolean }>();
+  const verdictOf = async (rule: ProtectedBranchRow) => {
+    let v = verdicts.get(rule.id);
+    if (!v) {
+      v = canWrite ? { push: await canPushUnderRule(db, rule, viewer!.user.id), merge: await canMergeUnderRule(db, rule, viewer!.user.id) } : { push: false, merge: false };
+      verdicts.set(rule.id, v);
+    }
+    return v;
+  };
+  const out: Record<string, unknown>[] = [];
+  for (const b of refs) {
+    const name = b.ref.slice(HEADS.length);
+    const rule = rules.length ? firstMatchingRule(rules, name) : undefined;
+    out.push({
+      name,
+      commit: byId.get(b.id) ?? null,
+      protected: !!rule,
+      required_approvals: rule?.required_approvals ?? 0,
+      enable_status_check: rule?.enable_status_check ?? false,
+      status_check_contexts: rule?.status_check_contexts ?? [],
+      user_can_push: canWrite && (!rule || (await verdictOf(rule)).push),
+      user_can_merge: canWrite && (!rule || (await verdictOf(rule)).merge),
+      effective_branch_protection_name: rule?.rule_name ?? '',
+    });
+  }
+  return out;
 }
 
 /** The branch ref for a name from the URL, or 404 (a name git would refuse cannot exist). */
@@ -121,6 +141,9 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
           throw ApiError.forbidden(`can not delete default branch [branch: ${name}]: make another branch the default first`);
         }
         const ref = await requireBranch(r, name);
+        if (await ruleForBranch(repos.query().knex(), r.resolved.repo.id, name)) {
+          throw ApiError.forbidden(`branch protected: a protected branch cannot be deleted [branch: ${name}]`);
+        }
         if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: branch deleted through the API'))) {
           throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
         }

@@ -1,0 +1,431 @@
+import { ApiError, type ApiRequest, type Principal, type PushEvent, type UserInfo } from '@hearth/plugin-api';
+import type { Knex } from 'knex';
+import type { KernelServices } from '../kernel-services';
+import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
+import { ZERO_ID, runGit } from '../repos/git';
+import { batchCheck, branchCommit, type ObjectInfo } from '../repos/revisions';
+import { userIdentity, type Person } from '../repos/links';
+import { isValidRefName } from '../repos/names';
+import { recordIssueEvent } from '../issues/timeline';
+import { toIssue, type IssueRow } from '../issues/issue-store';
+import { emitEvent } from '../events/emit';
+import { nowUnix } from '../users/models';
+import { KeyedQueue } from '../db/retry';
+import { PULL_STATUS, pullByIndex, toPull, type PullRow } from './pull-store';
+import { pullJsons } from './pull-json';
+import { assertMergeAllowed } from './branch-protection-checks';
+import {
+  commitTree, deleteRef, diffFiles, fetchInto, isAncestor, mergeBase, mergeTrees, rebaseOnto, setRef, tempRefName, type DiffFile,
+} from './pull-git';
+
+export type RepoParams = { owner: string; repo: string };
+
+/** The base repository opened for a pull-request route. */
+export interface OpenedBase {
+  r: ResolvedRepo;
+  level: UnitAccess;
+  /** Write access to the pulls unit of a repository that is not archived. */
+  canWrite: boolean;
+  isAdmin: boolean;
+}
+
+export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged'] as const;
+export type MergeStyle = (typeof MERGE_STYLES)[number];
+
+/** The repository setting that allows each merge style. */
+const STYLE_SETTING: Record<MergeStyle, string> = {
+  merge: 'allow_merge_commits', rebase: 'allow_rebase', 'rebase-merge': 'allow_rebase_explicit', squash: 'allow_squash_merge',
+  'fast-forward-only': 'allow_fast_forward_only_merge', 'manually-merged': 'allow_manual_merge',
+};
+
+/** Gitea's template file names per style (.gitea/default_merge_message/<NAME>_TEMPLATE.md). */
+const TEMPLATE_NAME: Record<MergeStyle, string> = {
+  merge: 'MERGE', rebase: 'REBASE', 'rebase-merge': 'REBASE-MERGE', squash: 'SQUASH', 'fast-forward-only': 'FAST-FORWARD-ONLY', 'manually-merged': 'MANUALLY-MERGED',
+};
+
+export interface MergeOptions {
+  style: MergeStyle;
+  title?: string;
+  message?: string;
+  headCommitId?: string;
+  mergeCommitId?: string;
+  forceMerge: boolean;
+  deleteBranch?: boolean;
+}
+
+/** Pull-request logic shared by the routes and the push tap. */
+export class PullService {
+  private readonly mergeQueue = new KeyedQueue();
+  private readonly diffCache = new Map<string, DiffFile[]>();
+  private readonly pushQueue = new KeyedQueue();
+  private readonly mergeCache = new Map<string, { mergeBase: string; tree: string; conflicts: string[] }>();
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(readonly deps: KernelServices) {}
+
+  get db(): Knex {
+    return this.deps.db;
+  }
+
+  async open(req: ApiRequest<any, any, RepoParams>, need: 'read' | 'participate' | 'write'): Promise<OpenedBase> {
+    const { repos } = this.deps;
+    const r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'pulls'), 'pulls');
+    const level = await repos.unitPermission(r.repo, req.principal, 'pulls', r.owner);
+    const archived = Boolean(r.repo.is_archived);
+    const canWrite = (level === 'write' || level === 'admin') && !archived;
+    if (need !== 'read') {
+      if (!req.principal) throw ApiError.unauthorized();
+      if (archived) throw ApiError.forbidden('repository is archived');
+    }
+    if (need === 'write' && !canWrite) throw ApiError.forbidden('you do not have write access to the pull requests of this repository');
+    return { r, level, canWrite, isAdmin: level === 'admin' };
+  }
+
+  async load(r: ResolvedRepo, index: number, q: Knex | Knex.Transaction = this.db): Promise<{ issue: IssueRow; pull: PullRow }> {
+    const pull = await pullByIndex(q, r.repo.id, index);
+    const issueRow = pull ? await q('issue').where('id', pull.issue_id).first() : undefined;
+    if (!pull || !issueRow) throw ApiError.notFound(`pull request does not exist [repo: ${r.repo.id}, index: ${index}]`);
+    return { issue: toIssue(issueRow), pull };
+  }
+
+  async json(r: ResolvedRepo, item: { issue: IssueRow; pull: PullRow }, viewer: Principal | null): Promise<Record<string, unknown>> {
+    return (await pullJsons(this.deps, r, [item], viewer))[0];
+  }
+
+  /** The git directory of a repository id (head repositories of forks). */
+  async gitDirOf(repoId: number): Promise<string | null> {
+    const row = await this.deps.repos.byId(repoId);
+    return row ? this.deps.repos.gitDir(row.owner_name, row.name) : null;
+  }
+
+  identity(user: UserInfo, row?: Parameters<typeof userIdentity>[1]): Person {
+    return userIdentity(user, row, this.deps.config.service.NO_REPLY_ADDRESS);
+  }
+
+  // --- mergeability -----------------------------------------------------------------------------
+
+  /**
+   * Bring a pull request's git state up to date: copy the head branch's tip to refs/pull/N/head in
+   * the base repository (fetching from a fork), then the merge base and a test merge
+   * (mergeable / conflict with the conflicting paths / empty). Merged pull requests are left alone.
+   * Returns the new row and whether the head moved.
+   */
+  async refresh(baseGitDir: string, pull: PullRow, extras: string[] = []): Promise<{ pull: PullRow; headMoved: boolean; baseTip: string | null; extras: (ObjectInfo | null)[] }> {
+    if (pull.has_merged) return { pull, headMoved: false, baseTip: null, extras: extras.map(() => null) };
+    const refName = `refs/pull/${pull.index}/head`;
+    let head = pull.head_commit_id;
+    const sameRepo = pull.head_repo_id === pull.base_repo_id;
+    const headDir = sameRepo ? baseGitDir : await this.gitDirOf(pull.head_repo_id);
+    // One cat-file for the base tip, the head tip (same repository) and whatever the caller needs.
+    const valid = isValidRefName(pull.base_branch) && isValidRefName(pull.head_branch);
+    const names = valid ? [`refs/heads/${pull.base_branch}^{commit}`, ...(sameRepo ? [`refs/heads/${pull.head_branch}^{commit}`] : []), ...extras] : [];
+    const infos = names.length ? await batchCheck(baseGitDir, names) : [];
+    const baseTip = infos[0]?.type === 'commit' ? infos[0].id : null;
+    const extraInfos = infos.slice(sameRepo ? 2 : 1);
+    if (headDir) {
+      const tip = sameRepo ? (infos[1]?.type === 'commit' ? infos[1].id : null) : await branchCommit(headDir, pull.head_branch);
+      if (tip && tip !== head) {
+        if (sameRepo) await setRef(baseGitDir, refName, tip);
+        else await fetchInto(baseGitDir, headDir, `refs/heads/${pull.head_branch}`, refName);
+        head = tip;
+      }
+    }
+    const patch: Partial<Record<string, unknown>> = { head_commit_id: head };
+    if (!baseTip || !head) {
+      Object.assign(patch, { status: PULL_STATUS.error, conflicted_files: '[]' });
+    } else {
+      const test = await this.testMerge(baseGitDir, baseTip, head);
+      patch.merge_base = test.mergeBase;
+      if (test.mergeBase === head) Object.assign(patch, { status: PULL_STATUS.empty, conflicted_files: '[]' });
+      else {
+        patch.status = test.conflicts.length ? PULL_STATUS.conflict : PULL_STATUS.mergeable;
+        patch.conflicted_files = JSON.stringify(test.conflicts);
+      }
+    }
+    const unchanged = patch.head_commit_id === pull.head_commit_id && (patch.merge_base ?? pull.merge_base) === pull.merge_base && patch.status === pull.status
+      && patch.conflicted_files === JSON.stringify(pull.conflicted_files);
+    if (unchanged) return { pull, headMoved: false, baseTip, extras: extraInfos };
+    // Never overwrite a merge that committed meanwhile.
+    await this.db('pull_request').where({ id: pull.id, has_merged: false }).update(patch);
+    const row = toPull(await this.db('pull_request').where('id', pull.id).first());
+    return { pull: row, headMoved: head !== pull.head_commit_id, baseTip, extras: extraInfos };
+  }
+
+  /**
+   * The merge base of two commits and the result of merging them (tree, conflicting paths),
+   * remembered by the two commit ids: commits never change, so the test merge a push or a create
+   * computed is the merge the merge API then commits.
+   */
+  async testMerge(gitDir: string, base: string, head: string): Promise<{ mergeBase: string; tree: string; conflicts: string[] }> {
+    const key = `${gitDir}\0${base}\0${head}`;
+    const known = this.mergeCache.get(key);
+    if (known) return known;
+    const mb = await mergeBase(gitDir, base, head);
+    const result = mb === head ? { mergeBase: mb, tree: '', conflicts: [] } : { mergeBase: mb, ...(await mergeTrees(gitDir, base, head)) };
+    if (this.mergeCache.size >= 256) this.mergeCache.delete(this.mergeCache.keys().next().value as string);
+    this.mergeCache.set(key, result);
+    return result;
+  }
+
+  /** Files changed by a pull request (merge base..head), cached by the two commit ids. */
+  async changedFiles(baseGitDir: string, pull: PullRow): Promise<DiffFile[]> {
+    const base = pull.merge_base;
+    const head = pull.head_commit_id;
+    if (!base || !head) return [];
+    const key = `${baseGitDir}\0${base}\0${head}`;
+    let files = this.diffCache.get(key);
+    if (!files) {
+      files = await diffFiles(baseGitDir, base, head);
+      if (this.diffCache.size >= 32) this.diffCache.delete(this.diffCache.keys().next().value as string);
+      this.diffCache.set(key, files);
+    }
+    return files;
+  }
+
+  /**
+   * React to pushes: refresh the open pull requests whose head or base branch moved and emit
+   * synchronized for head moves — in the background (one queue per pushed repository, in push
+   * order), so neither a push nor a merge waits for every other pull request's test merge.
+   */
+  onPush(event: PushEvent): void {
+    const work = this.pushQueue.run(String(event.repositoryId), () => this.handlePush(event));
+    this.pending.add(work);
+    void work.catch(() => undefined).finally(() => this.pending.delete(work));
+  }
+
+  /** Resolves when the background work started by pushes so far has finished (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  private async handlePush(event: PushEvent): Promise<void> {
+    const branches = event.updates.filter((u) => u.ref.startsWith('refs/heads/') && u.newId !== ZERO_ID).map((u) => u.ref.slice('refs/heads/'.length));
+    if (branches.length === 0) return;
+    const rows = (await this.db('pull_request as p').join('issue as i', 'i.id', 'p.issue_id').where('i.is_closed', false).where('p.has_merged', false)
+      .where((w) => w.where((h) => h.where('p.head_repo_id', event.repositoryId).whereIn('p.head_branch', branches))
+        .orWhere((b) => b.where('p.base_repo_id', event.repositoryId).whereIn('p.base_branch', branches)))
+      .select('p.*')).map(toPull);
+    for (const pull of rows) {
+      const base = await this.deps.repos.byId(pull.base_repo_id);
+      if (!base) continue;
+      const gitDir = this.deps.repos.gitDir(base.owner_name, base.name);
+      const { pull: fresh, headMoved } = await this.refresh(gitDir, pull);
+      if (!headMoved) continue;
+      const issue = toIssue(await this.db('issue').where('id', fresh.issue_id).first());
+      const now = nowUnix();
+      await this.db('issue').where('id', issue.id).update({ updated_unix: now });
+      if (event.actor) {
+        await recordIssueEvent(this.db, { repoId: base.id, issueId: issue.id, actorId: event.actor.id, type: 'pull_push', content: JSON.stringify({ is_force_push: false, commit_ids: [fresh.head_commit_id] }) });
+      }
+      const owner = await this.deps.users.byId(base.owner_id);
+      if (!owner) continue;
+      const r: ResolvedRepo = { repo: base, owner, permission: { admin: true, push: true, pull: true }, gitDir };
+      await this.emit(r, 'synchronized', { issue: { ...issue, updated_unix: now }, pull: fresh }, event.actor, { commit_id: fresh.head_commit_id });
+    }
+  }
+
+  /** Emit a pull_request event (events.md); the PR JSON is converted for an admin-level viewer. */
+  async emit(r: ResolvedRepo, action: string, item: { issue: IssueRow; pull: PullRow }, actor: UserInfo | null, extra: Record<string, unknown> = {}, event = 'pull_request'): Promise<void> {
+    const pr = await this.json(r, item, null);
+    await emitEvent(this.deps.hooks, {
+      event, action, actor, ownerId: r.repo.owner_id, repositoryId: r.repo.id,
+      payload: { action, number: item.issue.index, pull_request: pr, commit_id: '', ...extra },
+    });
+  }
+
+  // --- merge ------------------------------------------------------------------------------------
+
+  /** The title and description of a merge commit: the caller's, else the repository's template, else Gitea's default. */
+  async mergeMessage(o: OpenedBase, item: { issue: IssueRow; pull: PullRow }, style: MergeStyle, templateBlob: string | null, doer: UserInfo): Promise<string> {
+    const headRepo = item.pull.head_repo_id === o.r.repo.id ? o.r.repo : await this.deps.repos.byId(item.pull.head_repo_id);
+    if (templateBlob) {
+      const vars: Record<string, string> = {
+        BaseRepoOwnerName: o.r.owner.name, BaseRepoName: o.r.repo.name, BaseBranch: item.pull.base_branch,
+        HeadRepoOwnerName: headRepo?.owner_name ?? '', HeadRepoName: headRepo?.name ?? '', HeadBranch: item.pull.head_branch,
+        PullRequestTitle: item.issue.name, PullRequestDescription: item.issue.content ?? '', PullRequestPosterName: (await this.deps.users.byId(item.issue.poster_id))?.name ?? '',
+        PullRequestIndex: String(item.issue.index), PullRequestReference: `!${item.issue.index}`, MergerName: doer.name,
+      };
+      const tpl = (await runGit(['cat-file', 'blob', templateBlob], { gitDir: o.r.gitDir })).stdout.toString('utf8');
+      return tpl.replace(/\$\{(\w+)\}|\$(\w+)/g, (m, a: string | undefined, b: string | undefined) => vars[(a ?? b)!] ?? m).replace(/\r\n/g, '\n');
+    }
+    const headName = headRepo && headRepo.id !== o.r.repo.id ? `${headRepo.owner_name}/${headRepo.name}:${item.pull.head_branch}` : item.pull.head_branch;
+    if (style === 'squash') return `${item.issue.name} (#${item.issue.index})\n\n${item.issue.content ?? ''}`.trimEnd();
+    return `Merge pull request '${item.issue.name}' (#${item.issue.index}) from ${headName} into ${item.pull.base_branch}`;
+  }
+
+  /**
+   * Merge a pull request. Each style computes its result in the object store (merge-tree +
+   * commit-tree; rebases in a temporary clone), then a database claim on has_merged (exactly one
+   * concurrent merge wins) and a compare-and-swap of the base branch. Errors are Gitea's:
+   * 405 for a closed/merged/conflicting/unmergeable pull request or a disallowed style, 409 when
+   * head_commit_id does not match or the base branch moved.
+   */
+  async merge(o: OpenedBase, index: number, opts: MergeOptions, principal: Principal): Promise<{ issue: IssueRow; pull: PullRow }> {
+    return this.mergeQueue.run(`${o.r.repo.id}:${index}`, () => this.mergeOnce(o, index, opts, principal));
+  }
+
+  private async mergeOnce(o: OpenedBase, index: number, opts: MergeOptions, principal: Principal): Promise<{ issue: IssueRow; pull: PullRow }> {
+    const doer = principal.user;
+    let { issue, pull } = await this.load(o.r, index);
+    const settings = o.r.repo.settingMap() as unknown as Record<string, unknown>;
+    if (!settings[STYLE_SETTING[opts.style]]) throw new ApiError(405, `merge style "${opts.style}" is not allowed in this repository`);
+    if (pull.has_merged) throw new ApiError(405, 'the pull request has already been merged');
+    if (issue.is_closed) throw new ApiError(405, 'the pull request is closed');
+    if (opts.headCommitId && opts.headCommitId !== pull.head_commit_id) throw ApiError.conflict('head out of date: head_commit_id does not match the pull request head');
+    if (opts.forceMerge && !o.isAdmin) throw ApiError.forbidden('only repository admins may force a merge');
+    await assertMergeAllowed({ deps: this.deps, base: o.r, issue, pull, principal, forceMerge: opts.forceMerge, isAdmin: o.isAdmin });
+
+    const gitDir = o.r.gitDir;
+    const templateName = `refs/heads/${pull.base_branch}:.gitea/default_merge_message/${TEMPLATE_NAME[opts.style]}_TEMPLATE.md`;
+    const fresh = await this.refresh(gitDir, pull, [templateName]);
+    const templateBlob = fresh.extras[0]?.type === 'blob' ? fresh.extras[0].id : null;
+    if (opts.style !== 'manually-merged') {
+      pull = fresh.pull;
+      if (opts.headCommitId && opts.headCommitId !== pull.head_commit_id) throw ApiError.conflict('head out of date: head_commit_id does not match the pull request head');
+      if (pull.status === PULL_STATUS.conflict) throw new ApiError(405, `the pull request has conflicts: ${pull.conflicted_files.join(', ')}`);
+      if (pull.status === PULL_STATUS.empty) throw new ApiError(405, 'the head branch has no commits the base branch does not have');
+      if (pull.status !== PULL_STATUS.mergeable) throw new ApiError(405, 'the pull request is not mergeable');
+    }
+    const baseTip = fresh.baseTip;
+    if (!baseTip) throw new ApiError(405, `the base branch does not exist [branch: ${pull.base_branch}]`);
+    const head = pull.head_commit_id;
+    const doerRow = await this.deps.users.byId(doer.id);
+    const committer = this.identity(doer, doerRow);
+
+    let newTip: string;
+    let mergedCommit: string;
+    let tempRef: string | null = null;
+    if (opts.style === 'manually-merged') {
+      const id = (opts.mergeCommitId ?? '').trim();
+      if (!/^[0-9a-f]{40,64}$/.test(id)) throw ApiError.unprocessable('MergeCommitID must be a full commit id', { errors: [{ field: 'MergeCommitID', message: 'required for manually-merged' }] });
+      const exists = await runGit(['cat-file', '-e', `${id}^{commit}`], { gitDir, okCodes: [1, 128] });
+      if (exists.code !== 0 || !(await isAncestor(gitDir, id, baseTip))) throw ApiError.unprocessable('the merge commit is not on the base branch', { errors: [{ field: 'MergeCommitID', message: 'not on the base branch' }] });
+      newTip = baseTip;
+      mergedCommit = id;
+    } else {
+      const message = opts.message !== undefined || opts.title !== undefined
+        ? [opts.title?.trim() || (await this.mergeMessage(o, { issue, pull }, opts.style, templateBlob, doer)).split('\n')[0], opts.message?.trim() ?? ''].filter(Boolean).join('\n\n')
+        : await this.mergeMessage(o, { issue, pull }, opts.style, templateBlob, doer);
+      const msg = `${message.trimEnd()}\n`;
+      if (opts.style === 'fast-forward-only') {
+        if (!(await isAncestor(gitDir, baseTip, head))) throw new ApiError(405, 'fast-forward only merge is not possible: the base branch has diverged from the head branch');
+        newTip = head;
+      } else if (opts.style === 'merge' || opts.style === 'squash') {
+        const merged = await this.testMerge(gitDir, baseTip, head);
+        if (merged.conflicts.length) throw new ApiError(405, `merge conflicts: ${merged.conflicts.join(', ')}`);
+        if (opts.style === 'merge') newTip = await commitTree(gitDir, merged.tree, [baseTip, head], msg, committer, committer);
+        else {
+          const poster = await this.deps.users.byId(issue.poster_id);
+          const author = poster ? this.identity(this.deps.users.toInfo(poster), poster) : committer;
+          newTip = await commitTree(gitDir, merged.tree, [baseTip], msg, author, committer);
+        }
+      } else {
+        tempRef = tempRefName();
+        const rebased = await rebaseOnto(gitDir, baseTip, head, committer, tempRef);
+        if (!rebased) {
+          await deleteRef(gitDir, tempRef);
+          throw new ApiError(405, 'rebase conflicts: the head branch cannot be rebased onto the base branch');
+        }
+        if (opts.style === 'rebase') newTip = rebased;
+        else {
+          const merged = await mergeTrees(gitDir, baseTip, rebased);
+          newTip = await commitTree(gitDir, merged.tree, [baseTip, rebased], msg, committer, committer);
+        }
+      }
+      mergedCommit = newTip;
+    }
+
+    // Claim the merge in the database: of concurrent merges, exactly one gets here first.
+    const now = nowUnix();
+    const claimed = await this.db('pull_request').where({ id: pull.id, has_merged: false })
+      .update({ has_merged: true, merged_commit_id: mergedCommit, merger_id: doer.id, merged_unix: now, status: PULL_STATUS.mergeable, conflicted_files: '[]' });
+    if (!claimed) {
+      if (tempRef) await deleteRef(gitDir, tempRef);
+      throw new ApiError(405, 'the pull request has already been merged');
+    }
+    if (newTip !== baseTip) {
+      const moved = await this.deps.repos.updateRef(o.r.repo, `refs/heads/${pull.base_branch}`, baseTip, newTip, doer, `hearth: merge pull request #${index} (${opts.style})`);
+      if (!moved) {
+        await this.db('pull_request').where('id', pull.id).update({ has_merged: false, merged_commit_id: '', merger_id: 0, merged_unix: 0 });
+        if (tempRef) await deleteRef(gitDir, tempRef);
+        throw ApiError.conflict('the base branch moved while merging; try again');
+      }
+    }
+    if (tempRef) await deleteRef(gitDir, tempRef);
+    await this.db.transaction(async (trx) => {
+      await trx('issue').where('id', issue.id).update({ is_closed: true, closed_unix: now, updated_unix: now });
+      await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: doer.id, type: 'merge_pull', commit_sha: mergedCommit, content: '' });
+    });
+    issue = toIssue(await this.db('issue').where('id', issue.id).first());
+    pull = toPull(await this.db('pull_request').where('id', pull.id).first());
+    await this.emit(o.r, 'closed', { issue, pull }, doer);
+
+    const deleteBranch = opts.deleteBranch ?? Boolean(settings.default_delete_branch_after_merge);
+    if (deleteBranch && pull.head_repo_id === o.r.repo.id && pull.head_branch !== o.r.repo.default_branch) {
+      await this.deleteHeadBranch(o, { issue, pull }, doer);
+    }
+    return { issue, pull };
+  }
+
+  private async deleteHeadBranch(o: OpenedBase, item: { issue: IssueRow; pull: PullRow }, doer: UserInfo): Promise<void> {
+    const name = item.pull.head_branch;
+    if (!isValidRefName(name)) return;
+    // Another open pull request still uses the branch: keep it, as Gitea does.
+    const others = await this.db('pull_request as p').join('issue as i', 'i.id', 'p.issue_id').where('i.is_closed', false)
+      .where((w) => w.where({ 'p.head_repo_id': o.r.repo.id, 'p.head_branch': name }).orWhere({ 'p.base_repo_id': o.r.repo.id, 'p.base_branch': name })).first('p.id');
+    if (others) return;
+    const tip = await branchCommit(o.r.gitDir, name);
+    if (!tip) return;
+    if (await this.deps.repos.updateRef(o.r.repo, `refs/heads/${name}`, tip, ZERO_ID, doer, 'hearth: branch deleted after merge')) {
+      await recordIssueEvent(this.db, { repoId: o.r.repo.id, issueId: item.issue.id, actorId: doer.id, type: 'delete_branch', old_ref: name });
+    }
+  }
+
+  // --- update branch ------------------------------------------------------------------------------
+
+  /** Bring the head branch up to date with the base: a merge commit of base into head, or a rebase onto base. */
+  async updateBranch(o: OpenedBase, index: number, style: 'merge' | 'rebase', principal: Principal): Promise<void> {
+    const doer = principal.user;
+    let { pull } = await this.load(o.r, index);
+    const { issue } = await this.load(o.r, index);
+    if (pull.has_merged || issue.is_closed) throw ApiError.unprocessable('the pull request is closed or merged');
+    if (style === 'rebase' && !o.r.repo.settingMap().allow_rebase_update) throw new ApiError(403, 'updating by rebase is not allowed in this repository');
+    const headRepo = await this.deps.repos.byId(pull.head_repo_id);
+    const headOwner = headRepo ? await this.deps.users.byId(headRepo.owner_id) : undefined;
+    if (!headRepo || !headOwner) throw ApiError.notFound('the head repository does not exist');
+    const headPerm = await this.deps.repos.unitPermission(headRepo, principal, 'code', headOwner);
+    const maintainer = pull.allow_maintainer_edit && o.canWrite;
+    if (headPerm !== 'write' && headPerm !== 'admin' && !maintainer) throw ApiError.forbidden('you may not push to the head branch');
+    ({ pull } = await this.refresh(o.r.gitDir, pull));
+    const gitDir = o.r.gitDir;
+    const baseTip = await branchCommit(gitDir, pull.base_branch);
+    const head = pull.head_commit_id;
+    if (!baseTip || !head) throw ApiError.notFound('the base or head branch does not exist');
+    if (await isAncestor(gitDir, baseTip, head)) return; // already up to date
+    const committer = this.identity(doer, await this.deps.users.byId(doer.id));
+    const tempRef = tempRefName();
+    let newHead: string;
+    try {
+      if (style === 'merge') {
+        const merged = await mergeTrees(gitDir, head, baseTip);
+        if (merged.conflicts.length) throw ApiError.conflict(`merge conflicts: ${merged.conflicts.join(', ')}`);
+        newHead = await commitTree(gitDir, merged.tree, [head, baseTip], `Merge branch '${pull.base_branch}' into ${pull.head_branch}\n`, committer, committer);
+        await setRef(gitDir, tempRef, newHead);
+      } else {
+        const rebased = await rebaseOnto(gitDir, baseTip, head, committer, tempRef);
+        if (!rebased) throw ApiError.conflict('rebase conflicts: the head branch cannot be rebased onto the base branch');
+        newHead = rebased;
+      }
+      const headDir = this.deps.repos.gitDir(headRepo.owner_name, headRepo.name);
+      if (headDir !== gitDir) await fetchInto(headDir, gitDir, tempRef, tempRef);
+      const headTip = await branchCommit(headDir, pull.head_branch);
+      if (!headTip || !(await this.deps.repos.updateRef(headRepo, `refs/heads/${pull.head_branch}`, headTip, newHead, doer, `hearth: update pull request #${index} from its base (${style})`))) {
+        throw ApiError.conflict('the head branch moved while updating; try again');
+      }
+      if (headDir !== gitDir) await deleteRef(headDir, tempRef);
+    } finally {
+      await deleteRef(gitDir, tempRef);
+    }
+  }
+}
+
