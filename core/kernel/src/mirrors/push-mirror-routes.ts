@@ -1,7 +1,196 @@
-import type { ApiOperation } from '@hearth/plugin-api';
+import crypto from 'node:crypto';
+import { ApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Logger } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
+import { isUniqueViolation } from '../db/errors';
+import { checkRemoteUrl, migrationsPolicy } from '../net/allow-list';
+import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import type { ResolvedRepo } from '../repos/repo-service';
+import { nowUnix, unixToIso } from '../users/models';
+import { formatGoDuration, parseGoDuration } from './duration';
+import { credentialContext, requestSync, toPushMirror, type PushMirrorRow, type RemoteCredentials } from './push-mirror-store';
+import { PushMirrorWorker, pushMirrorSecretBox } from './push-mirror-worker';
 
-/** Push mirrors. */
-export function pushMirrorOperations(_deps: KernelServices): ApiOperation[] {
-  return [];
+interface CreatePushMirrorBody {
+  remote_address: string;
+  remote_username?: string;
+  remote_password?: string;
+  interval?: string;
+  sync_on_commit?: boolean;
+}
+
+type RepoParams = { owner: string; repo: string };
+type NameParams = RepoParams & { name: string };
+
+/** Gitea's mirror defaults: [mirror] DEFAULT_INTERVAL 8h, MIN_INTERVAL 10m. */
+const DEFAULT_INTERVAL_SECONDS = 8 * 3600;
+const MIN_INTERVAL_SECONDS = 10 * 60;
+
+const NAME_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: { ...(OWNER_REPO_PARAMS.properties as object), name: { type: 'string', minLength: 1, maxLength: 64, description: 'remote name of the push mirror' } },
+  required: ['owner', 'repo', 'name'],
+};
+const PUSH_MIRROR_LIST = { description: 'PushMirrorList', schema: { type: 'array', items: { $ref: 'PushMirror' } } };
+
+/** A remote_name as Gitea makes them: `remote_mirror_` and ten random letters and digits. */
+function newRemoteName(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const bytes = crypto.randomBytes(10);
+  return `remote_mirror_${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}`;
+}
+
+/**
+ * Push mirrors (Gitea's /repos/{owner}/{repo}/push_mirrors…): repository admins add, list, get
+ * and delete them and ask for a sync. The push itself is a `git push --mirror` run by the
+ * PushMirrorWorker (started on lifecycle.ready, stopped on lifecycle.shutdown); a sync request
+ * only marks the rows and wakes the worker, so `push_mirrors-sync` answers at once. Mirrors
+ * with `sync_on_commit` are marked on every push.received of their repository; a deleted
+ * repository's mirrors go with it (repository.deleted, and user.deleting for a purged owner). Remote addresses pass the outgoing
+ * allow-list (`[migrations]`) when added and again before every push; credentials (from
+ * remote_username/remote_password or the URL's user info) are stored sealed, never in plain text,
+ * and the stored and shown address carries no user info.
+ */
+export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): ApiOperation[] {
+  const { db, repos, config, hooks, http } = deps;
+  const box = pushMirrorSecretBox(config);
+  const worker = new PushMirrorWorker({ db, config, repos, log: deps.log?.child({ worker: 'push-mirrors' }) });
+
+  hooks.lifecycle.ready.tapPromise('hearth:push-mirrors', async () => worker.start());
+  hooks.lifecycle.shutdown.tapPromise('hearth:push-mirrors', async () => worker.stop());
+  hooks.push.received.tapPromise('hearth:push-mirrors', async (event) => {
+    const marked = await requestSync(db, (q) => q.where({ repo_id: event.repositoryId, sync_on_commit: true }));
+    if (marked) worker.wake();
+  });
+  hooks.repository.deleted.tapPromise('hearth:push-mirrors', async (event) => {
+    await db('push_mirror').where('repo_id', event.repositoryId).delete();
+  });
+  // A purged user's repositories are removed without repository.deleted: take their mirrors in
+  // the same transaction, before hearth:repositories removes the rows (a refusal rolls both back).
+  hooks.user.deleting.tapPromise({ name: 'hearth:push-mirrors', stage: -10 }, async ({ user, purge, trx }) => {
+    if (!purge) return;
+    await trx('push_mirror').whereIn('repo_id', trx('repositories').where('owner_id', user.id).select('id')).delete();
+  });
+
+  const disabled = (): boolean => config.repository?.DISABLE_MIRRORS === true;
+
+  const open = async (req: ApiRequest<any, any, RepoParams>): Promise<ResolvedRepo> => {
+    const r = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+    if (disabled()) throw ApiError.badRequest('mirrors are disabled on this server (repository.DISABLE_MIRRORS)');
+    return r;
+  };
+
+  const toApi = (r: ResolvedRepo, m: PushMirrorRow): Record<string, unknown> => ({
+    repo_name: r.repo.name,
+    remote_name: m.remote_name,
+    remote_address: m.remote_address,
+    created: unixToIso(m.created_unix),
+    last_update: m.last_update_unix ? unixToIso(m.last_update_unix) : '',
+    last_error: m.last_error,
+    interval: formatGoDuration(m.interval_seconds),
+    sync_on_commit: m.sync_on_commit,
+  });
+
+  const byName = async (r: ResolvedRepo, name: string): Promise<PushMirrorRow> => {
+    const row = await db('push_mirror').where({ repo_id: r.repo.id, remote_name: name }).first();
+    if (!row) throw ApiError.notFound(`push mirror does not exist [remote_name: ${name}]`);
+    return toPushMirror(row);
+  };
+
+  /** The remote as stored (no user info) and the credentials it carries, body fields first. */
+  const parseRemote = async (b: CreatePushMirrorBody): Promise<{ address: string; credentials: RemoteCredentials | null }> => {
+    const url = await checkRemoteUrl(b.remote_address.trim(), migrationsPolicy(config));
+    let username = url.username ? decodeURIComponent(url.username) : '';
+    let password = url.password ? decodeURIComponent(url.password) : '';
+    if (b.remote_username !== undefined && b.remote_username !== '') username = b.remote_username;
+    if (b.remote_password !== undefined && b.remote_password !== '') password = b.remote_password;
+    url.username = '';
+    url.password = '';
+    url.hash = '';
+    return { address: url.toString(), credentials: username || password ? { username, password } : null };
+  };
+
+  const parseInterval = (text: string | undefined): number => {
+    if (text === undefined || text.trim() === '') return DEFAULT_INTERVAL_SECONDS;
+    const seconds = parseGoDuration(text);
+    if (seconds === null) throw ApiError.badRequest(`invalid interval "${text}": use a duration like "8h0m0s", "30m" or "0" (no periodic sync)`);
+    if (seconds !== 0 && seconds < MIN_INTERVAL_SECONDS) throw ApiError.badRequest(`invalid interval "${text}": the minimum is 10m0s (or 0 for no periodic sync)`);
+    return seconds;
+  };
+
+  const base = { tag: 'repository', scopes: ['repository'] as ['repository'], auth: 'required' as const };
+  return [
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoListPushMirrors', summary: 'Get all push mirrors of the repository',
+      params: OWNER_REPO_PARAMS, paged: true, responses: { 200: PUSH_MIRROR_LIST, 400: 'APIError', 403: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
+        const r = await open(req);
+        const q = db('push_mirror').where('repo_id', r.repo.id);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = (await q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit)).map(toPushMirror);
+        return http.paged(req, rows.map((m) => toApi(r, m)), Number(n));
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoAddPushMirror', summary: 'add a push mirror to the repository',
+      params: OWNER_REPO_PARAMS, body: 'CreatePushMirrorOption', bodyRequired: true, responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreatePushMirrorBody, unknown, RepoParams>) => {
+        const r = await open(req);
+        const interval = parseInterval(req.body.interval);
+        const { address, credentials } = await parseRemote(req.body);
+        const now = nowUnix();
+        for (let attempt = 0; ; attempt++) {
+          const remoteName = newRemoteName();
+          try {
+            await db('push_mirror').insert({
+              repo_id: r.repo.id,
+              remote_name: remoteName,
+              remote_address: address,
+              credentials: credentials ? box.seal(JSON.stringify(credentials), credentialContext(r.repo.id, remoteName)) : null,
+              sync_on_commit: req.body.sync_on_commit === true,
+              interval_seconds: interval,
+              next_update_unix: interval > 0 ? now + interval : 0,
+              sync_requested: 0,
+              locked_until_unix: 0,
+              last_update_unix: 0,
+              last_error: '',
+              created_unix: now,
+            });
+            return ok(toApi(r, await byName(r, remoteName)));
+          } catch (err) {
+            if (!isUniqueViolation(err) || attempt >= 3) throw err;
+          }
+        }
+      },
+    },
+    {
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/push_mirrors/{name}', operationId: 'repoGetPushMirrorByRemoteName',
+      summary: 'Get push mirror of the repository by remoteName',
+      params: NAME_PARAMS, responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
+        const r = await open(req);
+        return ok(toApi(r, await byName(r, req.params.name)));
+      },
+    },
+    {
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/push_mirrors/{name}', operationId: 'repoDeletePushMirror',
+      summary: 'deletes a push mirror from a repository by remoteName',
+      params: NAME_PARAMS, responses: { 204: { description: 'empty' }, 400: 'APIError', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
+        const r = await open(req);
+        const gone = await db('push_mirror').where({ repo_id: r.repo.id, remote_name: req.params.name }).delete();
+        if (!gone) throw ApiError.notFound(`push mirror does not exist [remote_name: ${req.params.name}]`);
+        return noContent();
+      },
+    },
+    {
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/push_mirrors-sync', operationId: 'repoPushMirrorSync',
+      summary: 'Sync all push mirrored repository (queued: the pushes run in the background; see last_update and last_error)',
+      params: OWNER_REPO_PARAMS, responses: { 200: { description: 'empty' }, 400: 'APIError', 403: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
+        const r = await open(req);
+        if (await requestSync(db, (q) => q.where('repo_id', r.repo.id))) worker.wake();
+        return { status: 200 };
+      },
+    },
+  ];
 }
