@@ -10,6 +10,7 @@ import { assertValidRefName } from '../repos/names';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { AttachmentStore, attachmentToApi, type AttachmentRow } from './attachment-store';
+import { emitEvent } from '../events/emit';
 
 interface ReleaseRow {
   id: number;
@@ -134,6 +135,13 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
     }
   };
 
+  /** Webhooks hear of published, updated and deleted releases (drafts stay quiet, as in Gitea). */
+  const announce = async (r: ResolvedRepo, release: Record<string, unknown> | null, action: string, actor: Principal): Promise<void> => {
+    if (!release) return;
+    await emitEvent(deps.hooks, { event: 'release', action, actor: actor.user, ownerId: r.owner.id, repositoryId: r.repo.id, payload: { action, release } });
+  };
+  const releaseJson = async (r: ResolvedRepo, row: ReleaseRow) => (row.is_draft ? null : one(r, row, null));
+
   const removeReleases = async (rows: ReleaseRow[]): Promise<void> => {
     const assets = await attachments.list(rows.map((x) => x.id));
     await db.transaction(async (trx) => {
@@ -204,7 +212,9 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
         const r = await open(req, 'write');
         const row = await byTag(r, req.params.tag);
         if (!row) throw ApiError.notFound(`release does not exist [tag: ${req.params.tag}]`);
+        const json = await releaseJson(r, row);
         await removeReleases([row]);
+        await announce(r, json, 'deleted', req.principal!);
         return noContent();
       },
     },
@@ -230,7 +240,9 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
           if (isUniqueViolation(err)) throw ApiError.conflict(`release already exists for this tag [tag: ${b.tag_name}]`);
           throw err;
         }
-        return created(await one(r, await byId(r, id), req.principal));
+        const row = await byId(r, id);
+        await announce(r, await releaseJson(r, row), 'published', req.principal!);
+        return created(await one(r, row, req.principal));
       },
     },
     {
@@ -275,7 +287,9 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
             throw err;
           }
         }
-        return ok(await one(r, await byId(r, rel.id), req.principal));
+        const after = await byId(r, rel.id);
+        if (Object.keys(patch).length > 0) await announce(r, await releaseJson(r, after), rel.is_draft ? 'published' : 'updated', req.principal!);
+        return ok(await one(r, after, req.principal));
       },
     },
     {
@@ -283,7 +297,10 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
       params: ID_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
         const r = await open(req, 'write');
-        await removeReleases([await byId(r, req.params.id)]);
+        const row = await byId(r, req.params.id);
+        const json = await releaseJson(r, row);
+        await removeReleases([row]);
+        await announce(r, json, 'deleted', req.principal!);
         return noContent();
       },
     },

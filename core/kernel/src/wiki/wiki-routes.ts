@@ -1,5 +1,6 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
+import { emitEvent } from '../events/emit';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { userIdentity } from '../repos/links';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
@@ -33,7 +34,7 @@ const PAGE_PARAMS: JsonSchema = {
  * deleted, and their revisions. Everything needs the wiki unit: reading it to read, writing it to
  * change. How titles map to files: wiki-names.ts.
  */
-export function wikiOperations({ repos, users, config, http }: KernelServices): ApiOperation[] {
+export function wikiOperations({ repos, users, config, http, hooks }: KernelServices): ApiOperation[] {
   const access = async (req: ApiRequest<unknown, unknown, RepoParams>, need: 'read' | 'write'): Promise<ResolvedRepo> =>
     repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'wiki'), 'wiki');
 
@@ -69,6 +70,10 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
       footer: await base64(footer),
     };
   };
+
+  /** Webhooks hear of wiki changes (Gitea's WikiPayload: the page name and the commit message). */
+  const announce = (resolved: ResolvedRepo, action: string, page: string, comment: string, actor: Principal) =>
+    emitEvent(hooks, { event: 'wiki', action, actor: actor.user, ownerId: resolved.owner.id, repositoryId: resolved.repo.id, payload: { action, page, comment } });
 
   return [
     {
@@ -123,14 +128,16 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
         const title = validTitle(req.body.title);
         const content = decodeBase64(req.body.content_base64 ?? '', fileOf(title));
         const file = fileOf(title);
+        const message = req.body.message?.trim() || `Add '${title}'`;
         await commitChange(wikiDirOf(resolved.gitDir), config.repository.DEFAULT_BRANCH, {
-          message: req.body.message?.trim() || `Add '${title}'`,
+          message,
           author: await authorOf(req.principal!),
           plan: async (files) => {
             if (files.has(file)) throw ApiError.badRequest(`wiki page already exists [title: ${title}]`);
             return { remove: [], write: [{ file, content }] };
           },
         });
+        await announce(resolved, 'created', title, message, req.principal!);
         return created(await wikiPage(resolved, title));
       },
     },
@@ -149,8 +156,9 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
         const wikiDir = wikiDirOf(resolved.gitDir);
         await requireWikiCommit(wikiDir);
         const given = req.body.content_base64 === undefined ? null : decodeBase64(req.body.content_base64, newFile);
+        const message = req.body.message?.trim() || `Update '${newTitle}'`;
         await commitChange(wikiDir, config.repository.DEFAULT_BRANCH, {
-          message: req.body.message?.trim() || `Update '${newTitle}'`,
+          message,
           author: await authorOf(req.principal!),
           plan: async (files) => {
             const old = files.get(oldFile);
@@ -161,6 +169,7 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
             return { remove: newFile === oldFile ? [] : [oldFile], write: [{ file: newFile, content }] };
           },
         });
+        await announce(resolved, 'edited', newTitle, message, req.principal!);
         return ok(await wikiPage(resolved, newTitle));
       },
     },
@@ -182,6 +191,7 @@ export function wikiOperations({ repos, users, config, http }: KernelServices): 
             return { remove: [file], write: [] };
           },
         });
+        await announce(resolved, 'deleted', title, `Delete '${title}'`, req.principal!);
         return noContent();
       },
     },
