@@ -8,9 +8,9 @@ import type { RepoService } from './repo-service';
 export const ACTIVITY = {
   createRepo: 1,
   commitRepo: 5,
-  pushTag: 16,
-  deleteTag: 17,
-  deleteBranch: 18,
+  pushTag: 9,
+  deleteTag: 16,
+  deleteBranch: 17,
 } as const;
 
 /** Commits listed per pushed ref in a feed entry (Gitea's FEED_MAX_COMMIT_NUM). */
