@@ -39,6 +39,21 @@ describe('forks', () => {
     expect(branches.map((b: { name: string }) => b.name)).toEqual(['trunk']);
   });
 
+  test('the wiki is copied with the fork, and the copies then go their own ways', async () => {
+    await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'with-wiki', auto_init: true } });
+    const page = await server.api('POST', '/repos/alice/with-wiki/wiki/new', { token: aliceToken, body: { title: 'Home', content_base64: Buffer.from('# Welcome').toString('base64') } });
+    expect(page.status).toBe(201);
+    expect((await server.api('POST', '/repos/alice/with-wiki/forks', { token: bobToken, body: {} })).status).toBe(202);
+    const copied = await server.api('GET', '/repos/bob/with-wiki/wiki/page/Home');
+    expect(copied.status).toBe(200);
+    expect(Buffer.from(copied.body.content_base64, 'base64').toString()).toBe('# Welcome');
+    expect((await server.api('PATCH', '/repos/bob/with-wiki/wiki/page/Home', { token: bobToken, body: { content_base64: Buffer.from('# Mine').toString('base64') } })).status).toBe(200);
+    const original = await server.api('GET', '/repos/alice/with-wiki/wiki/page/Home');
+    expect(Buffer.from(original.body.content_base64, 'base64').toString()).toBe('# Welcome');
+    // A repository without a wiki forks without one.
+    expect(fs.existsSync(path.join(server.dataDir, 'repositories', 'bob', 'origin-repo.wiki.git'))).toBe(false);
+  });
+
   test('forking again is a dedicated 409 naming the existing fork, not a 500', async () => {
     const again = await server.api('POST', '/repos/alice/origin-repo/forks', { token: bobToken, body: { name: 'another-name' } });
     expect(again.status).toBe(409);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { HttpHelpers, KernelHooks } from '@hearth/plugin-api';
+import type { HttpHelpers, KernelHooks, Logger } from '@hearth/plugin-api';
 import type { HearthConfig } from './config/types';
 import type { UserService } from './users/user-service';
 import type { RepoService } from './repos/repo-service';
@@ -12,4 +12,5 @@ export interface KernelServices {
   users: UserService;
   repos: RepoService;
   http: HttpHelpers;
+  log: Logger;
 }

@@ -11,6 +11,7 @@ import {
   type KernelHooks,
   type Logger,
   type PackageRouteOptions,
+  type PluginCommand,
   type PluginContext,
   type Principal,
   type RouteRegistrar,
@@ -18,6 +19,8 @@ import {
 } from '@hearth/plugin-api';
 import { loadConfig, type LoadConfigOptions, type LoadedConfig } from './config/load';
 import type { HearthConfig } from './config/types';
+import { withoutSecrets } from './config/secrets';
+import type { KernelServices } from './kernel-services';
 import { connect, resolveDatabase, type DatabaseTarget } from './db/connect';
 import { coreMigrations } from './db/core-migrations';
 import { migrateLatest } from './db/migrate';
@@ -33,7 +36,7 @@ import { userOperations } from './users/user-routes';
 import { adminUserOperations } from './users/admin-routes';
 import { RepoService } from './repos/repo-service';
 import { repoOperations } from './repos/repo-routes';
-import { smartHttpRouter } from './repos/smart-http';
+import { readOnlyGitRouter, smartHttpRouter } from './repos/smart-http';
 import { RepoTemplates } from './repos/templates';
 import { templateOperations } from './repos/template-routes';
 import { gitDataOperations } from './repos/git-data-routes';
@@ -111,6 +114,7 @@ export class Hearth {
   private readonly operations: RegisteredOperation[] = [];
   private readonly packageRouters = new Map<string, { owner: string; router: Router; options: PackageRouteOptions }>();
   private readonly rootRouters: Array<{ prefix: string; router: Router }> = [];
+  private readonly pluginCommands = new Map<string, Map<string, PluginCommand>>();
   private server?: http.Server;
   private readonly rootUrlDerived: boolean;
 
@@ -172,15 +176,13 @@ export class Hearth {
       r.root('/', smartHttpRouter({ repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }));
       r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
-    this.hooks.http.routes.tap('hearth:organizations', (r) => {
-      orgOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
-    });
+    const services: KernelServices = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http, log: this.log };
+    this.hooks.http.routes.tap('hearth:organizations', (r) => orgOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:releases', (r) => {
-      releaseOperations({ db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http }).forEach((op) => r.api(op));
+      releaseOperations(services).forEach((op) => r.api(op));
       r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
-    const services = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http };
     this.hooks.http.routes.tap('hearth:issues', (r) => {
       [...issueOperations(services), ...issueInteractionOperations(services), ...issueCatalogOperations(services)].forEach((op) => r.api(op));
     });
@@ -300,7 +302,7 @@ export class Hearth {
       get dataDir() { return config.server.DATA_DIR; },
       version: API_VERSION_STRING,
       api: config.api,
-      raw: config,
+      get raw() { return withoutSecrets(config); },
     };
   }
 
@@ -332,8 +334,24 @@ export class Hearth {
       http: this.httpHelpers(),
       packages: this.packages.services,
       emit: (event) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
+      git: {
+        readOnlyRouter: (locate) => readOnlyGitRouter({ config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }, locate),
+      },
+      commands: {
+        add: (command: PluginCommand) => {
+          if (!/^[a-z0-9][a-z0-9-]*$/.test(command.name)) throw new Error(`plugin "${plugin.name}": command name "${command.name}" must be kebab-case`);
+          const commands = this.pluginCommands.get(plugin.name) ?? new Map<string, PluginCommand>();
+          if (commands.has(command.name)) throw new Error(`plugin "${plugin.name}" registers the command "${command.name}" twice`);
+          this.pluginCommands.set(plugin.name, commands.set(command.name, command));
+        },
+      },
     };
     return Object.freeze(context);
+  }
+
+  /** The maintenance commands plugins registered (`hearth plugins run`), by plugin name. */
+  commandsOf(pluginName: string): ReadonlyMap<string, PluginCommand> {
+    return this.pluginCommands.get(pluginName) ?? new Map();
   }
 
   /** First run: HEARTH_ADMIN_USERNAME/PASSWORD/EMAIL create a site admin when none exists yet. */

@@ -10,7 +10,7 @@ export interface HearthConfig {
   };
   database: { URL: string; POOL_MAX: number };
   log: { LEVEL: string; REQUESTS: boolean };
-  security: { MIN_PASSWORD_LENGTH: number; SCRYPT_COST: number };
+  security: { MIN_PASSWORD_LENGTH: number; SCRYPT_COST: number; SECRET_KEY: string };
   service: { DEFAULT_KEEP_EMAIL_PRIVATE: boolean; NO_REPLY_ADDRESS: string; DEFAULT_USER_VISIBILITY: 'public' | 'limited' | 'private' };
   api: {
     ENABLE_SWAGGER: boolean;
@@ -19,7 +19,9 @@ export interface HearthConfig {
     DEFAULT_GIT_TREES_PER_PAGE: number;
     DEFAULT_MAX_BLOB_SIZE: number;
   };
+  git: { MAX_GIT_DIFF_FILES: number };
   metrics: { ENABLED: boolean; TOKEN: string };
+  webhook: { ALLOWED_HOST_LIST: string; DELIVER_TIMEOUT: number; WORKERS: number; MAX_ATTEMPTS: number; RETRY_BACKOFF: number; POLL_INTERVAL: number };
   plugins: Record<string, { enabled: boolean; package?: string; settings: Record<string, unknown> }>;
   /** Sections the kernel passes through to plugins (ui, repository, attachment, migrations, actions…). */
   [section: string]: any;

@@ -161,6 +161,7 @@ export async function createOrg(db: Knex, input: CreateOrgInput, ownerId: number
 
 /** Insert a row and return its id on all three databases. */
 export async function insertId(trx: Db, table: string, row: Record<string, unknown>): Promise<number> {
-  const [res] = await trx(table).insert(row, ['id']);
+  // MySQL has no RETURNING: its driver reports the new id by itself (knex warns when asked for one).
+  const [res] = trx.client.config.client === 'mysql2' ? await trx(table).insert(row) : await trx(table).insert(row, ['id']);
   return typeof res === 'object' ? Number((res as { id: number }).id) : Number(res);
 }

@@ -5,7 +5,7 @@ import busboy from 'busboy';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import { ApiError, contentDisposition, isApiError, stream, type Principal } from '@hearth/plugin-api';
-import { FileBlobStore } from '../packages/blob-store';
+import { createBlobStore, type BlobStore } from '../storage';
 import { KeyedQueue } from '../db/retry';
 import { grants } from '../auth/scopes';
 import { send } from '../http/operations';
@@ -32,6 +32,9 @@ export interface AttachmentRow {
   uuid: string;
   repo_id: number;
   release_id: number;
+  /** Set for issue and comment attachments (comment_id 0: the issue's own). */
+  issue_id: number;
+  comment_id: number;
   uploader_id: number;
   name: string;
   size: number;
@@ -43,12 +46,7 @@ export interface AttachmentRow {
 const num = (v: unknown): number => Number(v ?? 0);
 
 function toRow(raw: any): AttachmentRow {
-  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), release_id: num(raw.release_id), uploader_id: num(raw.uploader_id), size: num(raw.size), download_count: num(raw.download_count), created_unix: num(raw.created_unix) };
-}
-
-/** Where attachment bytes live: content-addressed, separate from package blobs. */
-export function attachmentBlobRoot(dataDir: string): string {
-  return path.join(dataDir, 'attachments', 'blobs');
+  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), release_id: num(raw.release_id), issue_id: num(raw.issue_id), comment_id: num(raw.comment_id), uploader_id: num(raw.uploader_id), size: num(raw.size), download_count: num(raw.download_count), created_unix: num(raw.created_unix) };
 }
 
 /** Serialises blob commit/insert and delete/count per sha256 in this process, so a blob never goes while a new reference is being added. */
@@ -94,11 +92,11 @@ export function cleanFileName(name: string): string {
 }
 
 export class AttachmentStore {
-  readonly blobs: FileBlobStore;
+  readonly blobs: BlobStore;
   readonly settings: AttachmentSettings;
 
   constructor(private readonly db: Knex, private readonly config: HearthConfig) {
-    this.blobs = new FileBlobStore(attachmentBlobRoot(config.server.DATA_DIR));
+    this.blobs = createBlobStore(config, 'attachments');
     this.settings = attachmentSettings(config);
   }
 
@@ -112,6 +110,22 @@ export class AttachmentStore {
     return row ? toRow(row) : null;
   }
 
+  /** Attachments of issues (their own: comment_id 0) or of comments, oldest first. */
+  async listOf(of: 'issue' | 'comment', ids: number[]): Promise<AttachmentRow[]> {
+    if (ids.length === 0) return [];
+    const q = this.db('attachment').where('release_id', 0);
+    if (of === 'issue') q.whereIn('issue_id', ids).where('comment_id', 0);
+    else q.whereIn('comment_id', ids);
+    return (await q.orderBy('id')).map(toRow);
+  }
+
+  /** One attachment of an issue (comment_id 0) or of a comment. */
+  async getOf(of: 'issue' | 'comment', ownerId: number, id: number): Promise<AttachmentRow | null> {
+    const where = of === 'issue' ? { release_id: 0, issue_id: ownerId, comment_id: 0, id } : { release_id: 0, comment_id: ownerId, id };
+    const row = await this.db('attachment').where(where).first();
+    return row ? toRow(row) : null;
+  }
+
   async byUuid(uuid: string): Promise<AttachmentRow | null> {
     const row = await this.db('attachment').where({ uuid }).first();
     return row ? toRow(row) : null;
@@ -119,7 +133,7 @@ export class AttachmentStore {
 
   async rename(row: AttachmentRow, name: string): Promise<AttachmentRow> {
     await this.db('attachment').where('id', row.id).update({ name: cleanFileName(name) });
-    return (await this.get(row.release_id, row.id))!;
+    return toRow(await this.db('attachment').where('id', row.id).first());
   }
 
   /**
@@ -127,7 +141,7 @@ export class AttachmentStore {
    * (type before the first byte, size while writing) into the blob store, and record it.
    * Nothing is stored when a limit refuses the file.
    */
-  async upload(req: Request, target: { repoId: number; releaseId: number; uploaderId: number; name?: string }): Promise<AttachmentRow> {
+  async upload(req: Request, target: { repoId: number; releaseId?: number; issueId?: number; commentId?: number; uploaderId: number; name?: string }): Promise<AttachmentRow> {
     const { ENABLED, MAX_SIZE, ALLOWED_TYPES } = this.settings;
     if (!ENABLED) throw ApiError.unprocessable('attachments are disabled on this server (attachment.ENABLED)');
     const maxBytes = MAX_SIZE * 1024 * 1024;
@@ -155,7 +169,7 @@ export class AttachmentStore {
       return blobQueue.run(sha, async () => {
         try {
           await staged.commit();
-          const row = { uuid: crypto.randomUUID(), repo_id: target.repoId, release_id: target.releaseId, uploader_id: target.uploaderId, name, size: staged.size, hash_sha256: sha, download_count: 0, created_unix: nowUnix() };
+          const row = { uuid: crypto.randomUUID(), repo_id: target.repoId, release_id: target.releaseId ?? 0, issue_id: target.issueId ?? 0, comment_id: target.commentId ?? 0, uploader_id: target.uploaderId, name, size: staged.size, hash_sha256: sha, download_count: 0, created_unix: nowUnix() };
           await this.db('attachment').insert(row);
           return (await this.byUuid(row.uuid))!;
         } catch (err) {
@@ -268,11 +282,21 @@ export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
     const row = /^[0-9a-f-]{36}$/i.test(uuid) ? await store.byUuid(uuid.toLowerCase()) : null;
     if (!row) throw ApiError.notFound('attachment does not exist');
     const repo = await deps.repos.byId(row.repo_id);
-    const release = await deps.db('release').where({ id: row.release_id, repo_id: row.repo_id }).first();
-    if (!repo || !release) throw ApiError.notFound('attachment does not exist');
-    const resolved = deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, principal, 'read', 'releases'), 'releases');
-    const isDraft = release.is_draft === true || release.is_draft === 1 || release.is_draft === '1';
-    if (isDraft && !resolved.permission.push) throw ApiError.notFound('attachment does not exist');
+    if (!repo) throw ApiError.notFound('attachment does not exist');
+    if (row.release_id > 0) {
+      const release = await deps.db('release').where({ id: row.release_id, repo_id: row.repo_id }).first();
+      if (!release) throw ApiError.notFound('attachment does not exist');
+      const resolved = deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, principal, 'read', 'releases'), 'releases');
+      const isDraft = release.is_draft === true || release.is_draft === 1 || release.is_draft === '1';
+      if (isDraft && !resolved.permission.push) throw ApiError.notFound('attachment does not exist');
+    } else {
+      // An issue's or comment's attachment: readable with the issues (or pulls) of its repository.
+      const issue = row.issue_id ? await deps.db('issue').where({ id: row.issue_id, repo_id: row.repo_id }).first('is_pull') : null;
+      if (!issue) throw ApiError.notFound('attachment does not exist');
+      const isPull = issue.is_pull === true || issue.is_pull === 1 || issue.is_pull === '1';
+      const unit = isPull ? 'pulls' : 'issues';
+      deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, principal, 'read', unit), unit);
+    }
     const blob = await store.blobs.open(row.hash_sha256);
     await store.countDownload(row);
     await send(res, stream(200, 'application/octet-stream', blob.stream, {

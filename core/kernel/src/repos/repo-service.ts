@@ -9,7 +9,9 @@ import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import { ACCESS_MODES, removeRepoAccess } from '../orgs/org-store';
 import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
-import { removeRepoIssues } from '../issues/issue-store';
+import { normalizeColor, removeRepoIssues } from '../issues/issue-store';
+import { removeRepoPulls } from '../pulls/pull-store';
+import { labelTemplatesFor } from '../issues/label-templates';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { GitError, ZERO_ID, gitText, runGit } from './git';
@@ -52,6 +54,8 @@ export interface CreateRepoInput {
   forkId?: number;
   /** Start as a copy of this bare repository (forks); excludes initialFiles. */
   cloneFrom?: string;
+  /** A label template (Gitea's `issue_labels`) whose labels the repository starts with; unknown → 422, nothing created. */
+  issueLabels?: string;
 }
 
 const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false };
@@ -245,6 +249,8 @@ export class RepoService {
     const gitDir = this.gitDir(owner.name, input.name);
     const existing = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: input.name.toLowerCase() });
     if (existing) throw ApiError.conflict('The repository with the same name already exists.');
+    const labels = input.issueLabels ? labelTemplatesFor(this.config).get(input.issueLabels) : [];
+    if (!labels) throw ApiError.unprocessable(`label template does not exist [name: ${input.issueLabels}]`, { errors: [{ field: 'issue_labels', message: 'unknown label template' }] });
     if (fs.existsSync(gitDir)) {
       throw ApiError.conflict('The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.');
     }
@@ -268,6 +274,11 @@ export class RepoService {
           created_unix: now,
           updated_unix: now,
         } as Partial<RepositoryRow>);
+        if (labels.length) {
+          await trx('label').insert(labels.map((l) => ({
+            repo_id: inserted.id, org_id: 0, name: l.name, color: normalizeColor(l.color), description: l.description, exclusive: l.exclusive, created_unix: now, updated_unix: now,
+          })));
+        }
         // On disk inside the transaction: if git fails, no row is left behind.
         if (input.cloneFrom) await this.cloneBare(input.cloneFrom, gitDir);
         else await this.initBare(gitDir, defaultBranch);
@@ -304,18 +315,25 @@ export class RepoService {
     writeHooks(gitDir);
   }
 
-  /** A copy of another bare repository: objects are hard-linked (immutable), refs copied; our hooks replace any. */
+  /**
+   * A copy of another bare repository, and of its wiki when it has one (as Gitea forks do):
+   * objects are hard-linked (immutable), refs copied; our hooks replace any.
+   */
   private async cloneBare(source: string, gitDir: string): Promise<void> {
     fs.mkdirSync(path.dirname(gitDir), { recursive: true });
+    const copies: Array<[string, string]> = [[source, gitDir]];
+    if (fs.existsSync(wikiDirOf(source))) copies.push([wikiDirOf(source), wikiDirOf(gitDir)]);
     try {
-      await runGit(['clone', '--bare', '--quiet', '--template=', '--end-of-options', source, gitDir]);
-      // A fork carries no link back to its source (git clone would leave an "origin" remote).
-      await runGit(['remote', 'remove', 'origin'], { gitDir });
+      for (const [from, to] of copies) {
+        await runGit(['clone', '--bare', '--quiet', '--template=', '--end-of-options', from, to]);
+        // A fork carries no link back to its source (git clone would leave an "origin" remote).
+        await runGit(['remote', 'remove', 'origin'], { gitDir: to });
+      }
     } catch (err) {
-      fs.rmSync(gitDir, { recursive: true, force: true });
+      for (const [, to] of copies) fs.rmSync(to, { recursive: true, force: true });
       throw err;
     }
-    writeHooks(gitDir);
+    for (const [, to] of copies) writeHooks(to);
   }
 
   /** The first commit, written in-process with isomorphic-git: a handful of small objects, no work tree. */
@@ -389,6 +407,7 @@ export class RepoService {
       await deleteCommitStatuses(trx, [repo.id]);
       await removeRepoAccess(trx, repo.id);
       await trx('activities').where('repo_id', repo.id).delete();
+      await removeRepoPulls(trx, [repo.id]);
       await removeRepoIssues(trx, [repo.id]);
       releaseBlobs = await removeRepoReleases(trx, [repo.id]);
       await trx('repositories').where('id', repo.id).delete();
@@ -497,8 +516,30 @@ export class RepoService {
 
   // --- JSON ---------------------------------------------------------------------------------------
 
-  /** Gitea's `Repository` object. */
-  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true): Promise<Record<string, unknown>> {
+  /**
+   * Open issue and open pull request counts of repositories, by id: one grouped count over the
+   * (repo_id, is_closed, index) index for a whole page of repositories.
+   */
+  async openIssueCounts(repoIds: number[]): Promise<Map<number, { issues: number; pulls: number }>> {
+    const out = new Map<number, { issues: number; pulls: number }>();
+    for (const id of repoIds) out.set(id, { issues: 0, pulls: 0 });
+    if (repoIds.length === 0) return out;
+    const rows = await this.db('issue').whereIn('repo_id', [...new Set(repoIds)]).where('is_closed', false).groupBy('repo_id', 'is_pull').select('repo_id', 'is_pull').count({ n: '*' });
+    for (const row of rows as Array<{ repo_id: unknown; is_pull: unknown; n: unknown }>) {
+      const c = out.get(Number(row.repo_id));
+      if (!c) continue;
+      if (row.is_pull === true || Number(row.is_pull) === 1) c.pulls += Number(row.n);
+      else c.issues += Number(row.n);
+    }
+    return out;
+  }
+
+  /**
+   * Gitea's `Repository` object. `counts` are the page's open issue/pull counts from
+   * openIssueCounts (list routes fetch them once per page); without them they are counted here.
+   */
+  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, { issues: number; pulls: number }>): Promise<Record<string, unknown>> {
+    const open = (counts ?? (await this.openIssueCounts([repo.id]))).get(repo.id) ?? { issues: 0, pulls: 0 };
     const base = this.config.server.ROOT_URL;
     const units = repo.unitMap();
     const settings = repo.settingMap();
@@ -533,8 +574,8 @@ export class RepoService {
       stars_count: repo.num_stars,
       forks_count: repo.num_forks,
       watchers_count: repo.num_watches,
-      open_issues_count: 0,
-      open_pr_counter: 0,
+      open_issues_count: open.issues,
+      open_pr_counter: open.pulls,
       release_counter: 0,
       default_branch: repo.default_branch,
       archived: repo.is_archived,
