@@ -276,8 +276,17 @@ describe('requested reviewers', () => {
     expect(removed.map((e) => [e.action, (e.payload as any).requested_reviewer.login])).toEqual([['review_request_removed', 'dave']]);
     expect((removed[0].payload as any).pull_request.requested_reviewers.map((u: { login: string }) => u.login)).toEqual(['carol']);
 
+    // The cross-repository search finds what waits for a caller's review, and what they reviewed.
+    const search = async (token: string, filter: string) =>
+      (await server.api('GET', `/repos/issues/search?type=pulls&state=all&${filter}=true`, { token })).body.map((i: { number: number }) => i.number);
+    expect(await search(carolToken, 'review_requested')).toContain(pr.index);
+    expect(await search(daveToken, 'review_requested')).not.toContain(pr.index);
+    expect(await search(carolToken, 'reviewed')).not.toContain(pr.index);
+
     expect((await review(pr.index, carolToken, { event: 'COMMENT', body: 'done' })).status).toBe(200);
     expect((await server.api('GET', `${R}/pulls/${pr.index}`, { token: bobToken })).body.requested_reviewers).toEqual([]);
+    expect(await search(carolToken, 'reviewed')).toContain(pr.index);
+    expect(await search(carolToken, 'review_requested')).not.toContain(pr.index);
     const timeline = await server.api('GET', `/repos/alice/rev/issues/${pr.index}/timeline`, { token: bobToken });
     expect(timeline.body.filter((c: { type: string }) => c.type === 'review_request')).toHaveLength(3);
   });

@@ -191,6 +191,17 @@ describe('create, get, list, edit', () => {
     expect((await server.api('PATCH', `${P}/pulls/${res.body.number}`, { token: aliceToken, body: { state: 'closed' } })).status).toBe(201);
   });
 
+  test('closing a pull request unpins it, as closing an issue does', async () => {
+    await branch('pinned-pr', 'origin/main', [{ 'pin.txt': 'pin\n' }]);
+    const res = await createPull('pinned-pr');
+    expect((await server.api('POST', `${P}/issues/${res.body.number}/pin`, { token: aliceToken })).status).toBe(204);
+    expect((await server.api('GET', `${P}/pulls/pinned`)).body.map((p: { number: number }) => p.number)).toContain(res.body.number);
+    expect((await server.api('PATCH', `${P}/pulls/${res.body.number}`, { token: aliceToken, body: { state: 'closed' } })).status).toBe(201);
+    expect((await server.api('GET', `${P}/pulls/pinned`)).body.map((p: { number: number }) => p.number)).not.toContain(res.body.number);
+    const timeline = await server.api('GET', `${P}/issues/${res.body.number}/timeline`);
+    expect(timeline.body.map((c: { type: string }) => c.type)).toEqual(expect.arrayContaining(['pin', 'close', 'unpin']));
+  });
+
   test('deleting the issue of a pull request removes the pull request with it', async () => {
     await branch('to-delete', 'origin/main', [{ 'gone.txt': 'gone\n' }]);
     const res = await createPull('to-delete');

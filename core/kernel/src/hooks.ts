@@ -48,7 +48,7 @@ export function createHooks(log: Logger): KernelHooks {
       deleted: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.deleted'),
     }),
     push: Object.freeze({
-      received: notify(new AsyncSeriesHook<[any]>(['event']), 'push.received'),
+      received: notify(new AsyncParallelHook<[any]>(['event']), 'push.received'),
     }),
     package: Object.freeze({
       published: notify(new AsyncSeriesHook<[any]>(['event']), 'package.published'),

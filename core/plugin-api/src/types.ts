@@ -211,7 +211,8 @@ export interface KernelHooks {
     readonly deleted: AsyncSeriesHook<[RepositoryEvent]>;
   };
   readonly push: {
-    readonly received: AsyncSeriesHook<[PushEvent]>;
+    /** Taps run concurrently (they are independent reactions to one push); the push answers when all are done. */
+    readonly received: AsyncParallelHook<[PushEvent]>;
   };
   readonly package: {
     readonly published: AsyncSeriesHook<[PackageEvent]>;

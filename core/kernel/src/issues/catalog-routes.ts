@@ -10,6 +10,7 @@ import { inTransaction, labelColor, labelPatch, toIssue, toLabel, toMilestone, t
 import { labelTemplatesFor } from './label-templates';
 import { removeOrgLabels } from './org-labels';
 import { documentItemToColumns, milestonesToDocument, validateMilestoneDocument, type MilestoneDocumentItem } from './milestone-document';
+import { REVIEW_TYPE } from '../pulls/review-store';
 
 type OrgParams = { org: string };
 type OrgIdParams = OrgParams & { id: number };
@@ -278,9 +279,9 @@ function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOper
       before: { type: 'string', maxLength: 64, description: 'Only show notifications updated before the given time. This is a timestamp in RFC 3339 format' },
       assigned: { ...bool, description: 'filter (issues / pulls) assigned to you, default is false' },
       created: { ...bool, description: 'filter (issues / pulls) created by you, default is false' },
-      mentioned: { ...bool, description: 'filter (issues / pulls) mentioning you, default is false (not supported yet: true is a 422)' },
-      review_requested: { ...bool, description: 'filter pulls requesting your review, default is false (not supported yet: true is a 422)' },
-      reviewed: { ...bool, description: 'filter pulls reviewed by you, default is false (not supported yet: true is a 422)' },
+      mentioned: { ...bool, description: 'filter (issues / pulls) mentioning you, default is false' },
+      review_requested: { ...bool, description: 'filter pulls requesting your review, default is false' },
+      reviewed: { ...bool, description: 'filter pulls reviewed by you, default is false' },
       owner: { type: 'string', maxLength: 255, description: 'filter by owner' },
       team: { type: 'string', maxLength: 255, description: 'filter by team (requires organization owner parameter to be provided)' },
     },
@@ -293,9 +294,6 @@ function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOper
       query, paged: true, responses: { 200: list('Issue'), 400: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, SearchQuery>) => {
         const f = req.query;
-        for (const k of ['mentioned', 'review_requested', 'reviewed'] as const) {
-          if (f[k]) throw ApiError.unprocessable(`the ${k} filter is not supported yet`, { errors: [{ field: k, message: 'not supported yet' }] });
-        }
         const viewer = req.principal;
         const repoIds = visibleRepoIds(db, viewer);
         if (f.owner) {
@@ -333,6 +331,13 @@ function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOper
         if (viewer) {
           if (f.created) q.where('poster_id', viewer.user.id);
           if (f.assigned) q.whereIn('id', db('issue_assignees').where('assignee_id', viewer.user.id).select('issue_id'));
+          if (f.mentioned) q.whereIn('id', db('issue_mention').where('user_id', viewer.user.id).select('issue_id'));
+          // Review requests to the caller or to a team the caller is in; reviews the caller submitted.
+          if (f.review_requested) {
+            q.whereIn('id', db('review').where('type', REVIEW_TYPE.request).where((w) => w.where('reviewer_id', viewer.user.id)
+              .orWhereIn('reviewer_team_id', db('team_users').where('uid', viewer.user.id).select('team_id'))).select('issue_id'));
+          }
+          if (f.reviewed) q.whereIn('id', db('review').where('reviewer_id', viewer.user.id).whereIn('type', [REVIEW_TYPE.approve, REVIEW_TYPE.comment, REVIEW_TYPE.reject]).select('issue_id'));
         }
 
         const [{ n }] = await q.clone().count({ n: '*' });

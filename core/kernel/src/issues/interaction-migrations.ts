@@ -99,4 +99,20 @@ export const issueInteractionMigrations: PluginMigration[] = [
       await db.schema.alterTable('issue', (t) => t.dropColumn('pin_order'));
     },
   },
+  {
+    name: '0010_issue_mentions',
+    async up(db: Knex) {
+      // Users an issue's text or its comments mention with @name (Gitea's issue_user.is_mentioned): the search's `mentioned` filter.
+      await db.schema.createTable('issue_mention', (t) => {
+        t.increments('id').primary();
+        t.integer('issue_id').notNullable();
+        t.integer('user_id').notNullable();
+        t.unique(['issue_id', 'user_id']);
+        t.index(['user_id']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTableIfExists('issue_mention');
+    },
+  },
 ];

@@ -173,6 +173,29 @@ export function findReferences(text: string): IssueReference[] {
   return out;
 }
 
+/** Mentions considered per text (Gitea bounds mentions too). */
+const MAX_MENTIONS = 50;
+
+/** `@name` mentions of a text, lower-cased and de-duplicated (Gitea's mention pattern, simplified). */
+export function mentionedNames(text: string): string[] {
+  const out = new Set<string>();
+  const re = /(?:^|[\s([{>,;])@([0-9A-Za-z_](?:[0-9A-Za-z_.-]*[0-9A-Za-z_])?)(?=$|[\s)\]}:,;.?!'"])/g;
+  for (const m of text.matchAll(re)) {
+    out.add(m[1].toLowerCase());
+    if (out.size >= MAX_MENTIONS) break;
+  }
+  return [...out];
+}
+
+/** Remember the users a text of the issue (its body or a comment) mentions; unknown names are skipped. */
+async function recordMentions(trx: Db, issueId: number, text: string): Promise<void> {
+  const names = mentionedNames(text);
+  if (names.length === 0) return;
+  const users = await trx('users').whereIn('lower_name', names).where('type', 0).select('id');
+  if (users.length === 0) return;
+  await trx('issue_mention').insert(users.map((u: { id: number }) => ({ issue_id: issueId, user_id: Number(u.id) }))).onConflict(['issue_id', 'user_id']).ignore();
+}
+
 /**
  * Record reference events on the issues a text mentions (same repository for `#N`, another one for
  * `owner/repo#N`), as Gitea's cross references: type issue_ref (from an issue body), pull_ref (from
@@ -184,6 +207,7 @@ export async function recordReferences(
   source: { repoId: number; issue: IssueRow; commentId: number; text: string; actorId: number },
   repoIdOf: (owner: string, repo: string) => Promise<number | null>,
 ): Promise<number[]> {
+  await recordMentions(trx, source.issue.id, source.text);
   const touched: number[] = [];
   for (const ref of findReferences(source.text)) {
     const repoId = ref.owner && ref.repo ? await repoIdOf(ref.owner, ref.repo) : source.repoId;

@@ -228,6 +228,7 @@ export async function removeRepoIssues(trx: Knex | Knex.Transaction, repoIds: nu
  */
 export async function removeIssueInteractions(trx: Knex | Knex.Transaction, issueIds: number[] | Knex.QueryBuilder): Promise<void> {
   await trx('issue_assignees').whereIn('issue_id', issueIds).delete();
+  await trx('issue_mention').whereIn('issue_id', issueIds).delete();
   await trx('issue_watch').whereIn('issue_id', issueIds).delete();
   await trx('issue_dependency').whereIn('issue_id', issueIds).delete();
   await trx('issue_dependency').whereIn('dependency_id', issueIds).delete();

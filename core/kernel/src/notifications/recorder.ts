@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/errors';
 import { nowUnix } from '../users/models';
 import type { RepositoryRow } from '../repos/models';
 import { principalOf } from './access';
+import { mentionedNames } from '../issues/issue-actions';
 
 /** Gitea's ActionType values of the actions this module records (git hosting records its own in repos/activity.ts). */
 export const ACTION = {
@@ -37,23 +38,10 @@ export const SOURCE = { issue: 1, pull: 2, commit: 3, repository: 4 } as const;
 
 /** Comment types whose posters take part in an issue (comment, code comment, review). */
 const PARTICIPANT_COMMENT_TYPES = [0, 21, 22];
-/** Mentions considered per text (Gitea bounds mentions too). */
-const MAX_MENTIONS = 50;
-
 type Payload = Record<string, any>;
 const num = (v: unknown): number => Number(v ?? 0);
 const truncate = (s: string, n: number): string => [...s].slice(0, n).join('');
 
-/** `@name` mentions of a text, lower-cased and de-duplicated (Gitea's mention pattern, simplified). */
-export function mentionedNames(text: string): string[] {
-  const out = new Set<string>();
-  const re = /(?:^|[\s([{>,;])@([0-9A-Za-z_](?:[0-9A-Za-z_.-]*[0-9A-Za-z_])?)(?=$|[\s)\]}:,;.?!'"])/g;
-  for (const m of text.matchAll(re)) {
-    out.add(m[1].toLowerCase());
-    if (out.size >= MAX_MENTIONS) break;
-  }
-  return [...out];
-}
 
 /** The issue (or pull request) an issue-like event is about: its number and, for comments, the comment. */
 function subjectOf(e: ForgeEvent): { number: number; title: string; isPull: boolean; comment?: Payload; text: string } | null {

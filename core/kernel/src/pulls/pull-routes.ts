@@ -15,7 +15,8 @@ import { INDEX_PARAMS, list, parseTime } from '../issues/issue-context';
 import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toIssue, toLabel, type IssueRow, type LabelRow } from '../issues/issue-store';
 import { recordIssueEvent } from '../issues/timeline';
 import { resolveAssignees } from '../issues/assignees';
-import { setAssignees } from '../issues/issue-actions';
+import { changeStateLocked, setAssignees, withPinLock } from '../issues/issue-actions';
+import { withConflictRetry } from '../db/retry';
 import type { RepositoryRow } from '../repos/models';
 import { PULL_STATUS, toPull, type PullRow } from './pull-store';
 import { pullJsons } from './pull-json';
@@ -300,7 +301,8 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         else if (b.due_date !== undefined) changes.deadlineUnix = b.due_date ? parseTime(b.due_date, 'due_date') : 0;
         if (labels) Object.assign(changes, { labelIds: labels.map((l) => l.id), labels });
         let stateChange: 'closed' | 'reopened' | null = null;
-        await inTransaction(db, async (trx: Knex.Transaction) => {
+        // Under the repository's pin lock: closing unpins, as for issues.
+        await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, current: IssueRow) => {
           const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor, trx });
           const c = mutation.changes;
           const now = nowUnix();
@@ -310,13 +312,9 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
           if (c.milestoneId !== undefined) patch.milestone_id = Number(c.milestoneId);
           if (c.deadlineUnix !== undefined) patch.deadline_unix = Number(c.deadlineUnix);
           if (c.state !== undefined) {
+            // The issues' own state change: the timeline event, unpinning, and 412 while dependencies are open.
             const closed = c.state === 'closed';
-            if (closed !== issue.is_closed) {
-              patch.is_closed = closed;
-              patch.closed_unix = closed ? now : 0;
-              stateChange = closed ? 'closed' : 'reopened';
-              await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: actor.id, type: closed ? 'close' : 'reopen' });
-            }
+            if (await changeStateLocked(trx, current, closed, actor.id)) stateChange = closed ? 'closed' : 'reopened';
           }
           if (c.title !== undefined && c.title !== issue.name) {
             await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: actor.id, type: 'change_title', old_title: issue.name, new_title: String(c.title) });
@@ -336,7 +334,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
             await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: actor.id, type: 'change_target_branch', old_ref: pull.base_branch, new_ref: newBase });
           }
           if (Object.keys(pullPatch).length) await trx('pull_request').where('id', pull.id).update(pullPatch);
-        });
+        }));
         let fresh = toPull(await db('pull_request').where('id', pull.id).first());
         if (newBase || stateChange === 'reopened') fresh = (await svc.refresh(o.r.gitDir, fresh)).pull;
         const item = { issue: toIssue(await db('issue').where('id', issue.id).first()), pull: fresh };
