@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
-import { gitText, ZERO_ID } from '../repos/git';
+import { ZERO_ID } from '../repos/git';
 import { withConflictRetry } from '../db/retry';
 import { isUniqueViolation } from '../db/errors';
 import { attachmentToApi, type AttachmentRow } from '../releases/attachment-store';
@@ -14,6 +14,7 @@ import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRo
 import { changeStateLocked, findReferences, moveLocked, newPinAllowed, pinLocked, recordDeadlineEvent, REF_ACTION, REF_ACTION_NAMES, unpinLocked, withPinLock } from './issue-actions';
 import { issueEvents, type IssueEvents } from './issue-events';
 import { COMMENT_TYPE, recordIssueEvent, timelineTypeName } from './timeline';
+import { pushedCommits, type PushedCommit } from '../repos/pushed-commits';
 
 type IndexParams = RepoParams & { index: number };
 type IdParams = RepoParams & { id: number };
@@ -624,7 +625,6 @@ function timelineOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
 // --- closing keywords ----------------------------------------------------------------------------
 
 /** At most this many new commits of one push are read for references. */
-const MAX_PUSH_COMMITS = 200;
 
 /**
  * Commits pushed to a repository's default branch that reference issues (`#N`, `owner/repo#N`)
@@ -645,11 +645,9 @@ function tapClosingKeywords(deps: KernelServices, ctx: IssueContext, events: Iss
     const principal: Principal = { user: actor, method: 'internal', scopes: null, publicOnly: false };
     for (const u of ev.updates) {
       if (u.ref !== branch || u.newId === ZERO_ID) continue;
-      const range = u.oldId === ZERO_ID ? [u.newId] : [`${u.oldId}..${u.newId}`];
-      const log = await gitText(['log', '--format=%H%x00%B%x1e', `--max-count=${MAX_PUSH_COMMITS}`, '--reverse', ...range, '--'], { gitDir }).catch(() => '');
-      for (const entry of log.split('\x1e')) {
-        const [sha, message] = entry.trim().split('\x00');
-        if (!sha || !/^[0-9a-f]{40,64}$/.test(sha)) continue;
+      // Oldest first, so a later "reopens" wins over an earlier "closes".
+      const { commits } = await pushedCommits(ev, u, gitDir).catch(() => ({ commits: [] as PushedCommit[] }));
+      for (const { sha, message } of [...commits].reverse()) {
         for (const ref of findReferences(message ?? '')) {
           let r: ResolvedRepo;
           try {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { KernelHooks, PushEvent, RepositoryEvent } from '@hearth/plugin-api';
+import type { KernelHooks, PushEvent, RefUpdate, RepositoryEvent } from '@hearth/plugin-api';
 import { nowUnix } from '../users/models';
-import { ZERO_ID, gitText } from './git';
+import { ZERO_ID } from './git';
+import { pushedCommits, subjectOf } from './pushed-commits';
 import type { RepoService } from './repo-service';
 
 /** Gitea's action types for what git hosting records. */
@@ -41,23 +42,17 @@ export function recordActivity(hooks: KernelHooks, db: Knex, repos: RepoService)
       const deleted = update.newId === ZERO_ID;
       let opType: number = isTag ? ACTIVITY.pushTag : ACTIVITY.commitRepo;
       if (deleted) opType = isTag ? ACTIVITY.deleteTag : ACTIVITY.deleteBranch;
-      const content = !isTag && !deleted ? JSON.stringify(await pushCommits(gitDir, update.oldId, update.newId)) : '';
+      const content = !isTag && !deleted ? JSON.stringify(await feedCommits(e, update, gitDir)) : '';
       await insert({ op_type: opType, act_user_id: e.actor?.id ?? 0, repo_id: e.repositoryId, ref_name: update.ref, content });
     }
   });
 }
 
-async function pushCommits(gitDir: string, oldId: string, newId: string): Promise<Record<string, unknown>> {
-  // A new branch lists only its newest commits, as Gitea does: counting its whole history would
-  // make every new-branch push pay for the repository's size.
-  const range = oldId === ZERO_ID ? [newId] : [`${oldId}..${newId}`];
-  const [count, log] = await Promise.all([
-    oldId === ZERO_ID ? Promise.resolve('') : gitText(['rev-list', '--count', '--use-bitmap-index', ...range], { gitDir }),
-    gitText(['log', `--max-count=${FEED_MAX_COMMITS}`, '--format=%H%x00%s%x00%an%x00%ae%x00%cI%x1e', ...range], { gitDir }),
-  ]);
-  const commits = log.split('\x1e').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const [sha, message, authorName, authorEmail, timestamp] = l.split('\x00');
-    return { Sha1: sha, Message: message, AuthorName: authorName, AuthorEmail: authorEmail, Timestamp: timestamp };
-  });
-  return { Commits: commits, HeadCommit: commits[0] ?? null, CompareURL: oldId === ZERO_ID ? '' : `${oldId}...${newId}`, Len: count ? Number(count) : commits.length };
+/** Gitea's PushCommits JSON of a feed entry: the newest commits, the compare range, the count. */
+async function feedCommits(e: PushEvent, update: RefUpdate, gitDir: string): Promise<Record<string, unknown>> {
+  const { commits, total } = await pushedCommits(e, update, gitDir);
+  const listed = commits.slice(0, FEED_MAX_COMMITS).map((c) => ({
+    Sha1: c.sha, Message: subjectOf(c.message), AuthorName: c.authorName, AuthorEmail: c.authorEmail, Timestamp: c.timestamp,
+  }));
+  return { Commits: listed, HeadCommit: listed[0] ?? null, CompareURL: update.oldId === ZERO_ID ? '' : `${update.oldId}...${update.newId}`, Len: total };
 }
