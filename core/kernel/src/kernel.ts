@@ -61,7 +61,7 @@ import { pushMirrorOperations } from './mirrors/push-mirror-routes';
 import { webhookOperations } from './webhooks/webhook-routes';
 import { notificationOperations } from './notifications/notification-routes';
 import { contentsSiteRouter } from './repos/contents-site';
-import { buildApiRouter, type RegisteredOperation } from './http/operations';
+import { buildApiRouter, withBoundedIntegers, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
 import { pagedResponse } from './http/paging';
 import { errorBody, errorHandler, notFoundHandler } from './http/errors';
@@ -207,7 +207,7 @@ export class Hearth {
       api: (op: ApiOperation) => {
         const clash = this.operations.find((o) => o.op.method === op.method && o.op.path.toLowerCase() === op.path.toLowerCase());
         if (clash) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered by both "${clash.owner}" and "${owner}"`);
-        this.operations.push({ op, owner });
+        this.operations.push({ op: withBoundedIntegers(op), owner });
       },
       packages: (type: string, router: Router, options: PackageRouteOptions = {}) => {
         if (!/^[a-z0-9][a-z0-9-]*$/.test(type)) throw new Error(`package type "${type}" (from "${owner}") must be lower-case letters, digits and dashes`);

@@ -38,6 +38,12 @@ export function errorHandler(docsUrlOf: () => string, log: Logger): ErrorRequest
       res.status(413).json(errorBody(`request body too large: the limit is ${(err as { limit?: number }).limit} bytes`, docsUrl));
       return;
     }
+    // A number no column can hold (PostgreSQL 22003, MySQL 1264) names nothing that exists.
+    const code = (err as { code?: string; errno?: number }).code;
+    if (code === '22003' || code === 'ER_WARN_DATA_OUT_OF_RANGE') {
+      res.status(422).json(errorBody('a number in the request is out of range', docsUrl));
+      return;
+    }
     if (typeof status === 'number' && status >= 400 && status < 500) {
       res.status(status).json(errorBody((err as Error).message || 'bad request', docsUrl));
       return;

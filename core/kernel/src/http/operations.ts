@@ -45,6 +45,25 @@ export const PAGING_QUERY: Record<string, JsonSchema> = {
  * auth requirement → token scope → validate params, query, body → handler → send. The order
  * means a caller without the right credentials learns nothing about input rules.
  */
+/** The largest id the databases store (a 32-bit INTEGER column on PostgreSQL and MariaDB). */
+export const MAX_ID = 2147483647;
+
+/**
+ * An operation whose integer path and query parameters without an upper bound get MAX_ID as
+ * one, so a number no row can have is a 422 at validation, not a database range error (a 500).
+ * Applied when operations are registered, so the published OpenAPI shows the same bound.
+ */
+export function withBoundedIntegers(op: ApiOperation): ApiOperation {
+  const bound = (schema: JsonSchema | undefined): JsonSchema | undefined => {
+    const properties = schema?.properties as Record<string, JsonSchema> | undefined;
+    if (!properties) return schema;
+    const bounded = Object.fromEntries(Object.entries(properties).map(([name, prop]) =>
+      [name, prop && prop.type === 'integer' && prop.maximum === undefined ? { ...prop, maximum: MAX_ID } : prop]));
+    return { ...schema, properties: bounded };
+  };
+  return { ...op, params: bound(op.params), query: bound(op.query) };
+}
+
 export function buildApiRouter(operations: readonly RegisteredOperation[], deps: OperationDeps): express.Router {
   const router = express.Router({ caseSensitive: false, strict: false });
   const readBody = express.raw({ type: () => true, limit: deps.config.server.MAX_BODY_SIZE });
