@@ -10,7 +10,7 @@ let server: TestServer;
 let token: string;
 const ALL_SCOPES = ['delete:admin', 'delete:repository', 'delete:issue', 'delete:organization', 'delete:user', 'delete:package', 'delete:notification', 'delete:misc', 'delete:activitypub'];
 
-interface Operation { method: string; path: string; operationId: string }
+interface Operation { method: string; path: string; operationId: string; scopes: string[] | string | undefined; auth: string }
 let operations: Operation[] = [];
 
 beforeAll(async () => {
@@ -21,10 +21,13 @@ beforeAll(async () => {
   expect((await call('POST', `/repos/${ADMIN.name}/repo/branches`, { new_branch_name: 'feature', old_branch_name: 'main' })).status).toBe(201);
   expect((await call('POST', `/repos/${ADMIN.name}/repo/issues`, { title: 'an issue', body: 'text' })).status).toBe(201);
   expect((await call('POST', '/orgs', { username: 'some-org' })).status).toBe(201);
-  const doc = await fetch(new URL('swagger.v1.json', server.url)).then((r) => r.json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+  type Published = { operationId: string; 'x-hearth-scopes'?: string[] | string; 'x-hearth-auth': string };
+  const doc = await fetch(new URL('swagger.v1.json', server.url)).then((r) => r.json()) as { paths: Record<string, Record<string, Published>> };
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
-      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) operations.push({ method: method.toUpperCase(), path, operationId: op.operationId });
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) {
+        operations.push({ method: method.toUpperCase(), path, operationId: op.operationId, scopes: op['x-hearth-scopes'], auth: op['x-hearth-auth'] });
+      }
     }
   }
   // Destructive operations on the fixtures last, so the others still find them.
@@ -88,3 +91,28 @@ test('no operation answers 5xx to hostile input', async () => {
   // The server is still healthy afterwards.
   expect((await fetch(new URL('api/healthz', server.url))).status).toBe(200);
 }, 600000);
+
+test('every operation that names token categories refuses a token without them (403), before touching its input', async () => {
+  // A token that may only read the misc category, and one with every category but read level only.
+  const miscOnly = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['read:misc'], 'misc-only');
+  const readAll = await server.token({ name: ADMIN.name, password: ADMIN.password }, ALL_SCOPES.map((s) => s.replace('delete:', 'read:')), 'read-all');
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const op of operations) {
+    const categories = Array.isArray(op.scopes) ? op.scopes : [];
+    if (categories.length === 0 || op.auth === 'basic') continue;
+    const url = new URL(`api/v1${fill(op.path, null)}`, server.url);
+    const send = (t: string) => fetch(url, { method: op.method, headers: { Authorization: `token ${t}`, 'Content-Type': 'application/json' }, body: op.method === 'GET' ? undefined : '{}' });
+    if (!categories.includes('misc')) {
+      const res = await send(miscOnly);
+      checked++;
+      if (res.status !== 403) wrong.push(`${op.method} ${op.path} [${categories.join(',')}] with read:misc → ${res.status}`);
+    }
+    if (op.method !== 'GET') {
+      const res = await send(readAll);
+      if (res.status !== 403) wrong.push(`${op.method} ${op.path} [${categories.join(',')}] with read-only scopes → ${res.status}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+  expect(checked).toBeGreaterThan(200);
+}, 300000);
