@@ -283,11 +283,11 @@ describe('cross-repository issue search', () => {
     expect(mine.body.map((i: { title: string }) => i.title)).toEqual(['labelled for search']);
     expect((await call('GET', '/repos/issues/search?assigned=true', 'boss')).body).toEqual([]);
     // mentioned: @name in an issue body or in a comment (unknown names and e-mail addresses are not mentions).
-    const talk = await newIssue('acme/app', 'a question', { body: 'what do you think, @stranger? cc nobody@example.com @no-such-user' });
+    await newIssue('acme/app', 'a question', { body: 'what do you think, @stranger? cc nobody@example.com @no-such-user' });
     const other = await newIssue('acme/app', 'another question');
     expect((await call('POST', `/repos/acme/app/issues/${other.number}/comments`, 'boss', { body: '@rival, over to you' })).status).toBe(201);
     const titles = async (who: string) => (await call('GET', '/repos/issues/search?mentioned=true', who)).body.map((i: { title: string }) => i.title);
-    expect(await titles('stranger')).toEqual([talk.title]);
+    expect(await titles('stranger')).toEqual(['a question']);
     expect(await titles('rival')).toEqual(['another question']);
     expect(await titles('boss')).toEqual([]);
     const paged = await call('GET', '/repos/issues/search?limit=1&state=all', 'boss');
