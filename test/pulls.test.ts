@@ -178,6 +178,11 @@ describe('create, get, list, edit', () => {
     expect(labelled.body.labels.map((l: any) => l.name)).toEqual(['kind/bug']);
     expect(events.filter((e) => e.event === 'pull_request_label').pop()?.action).toBe('label_updated');
     expect((await server.api('GET', `${P}/pulls?labels=${label.body.id}`)).body.map((p: any) => p.number)).toEqual([1]);
+    // A label of another repository is refused, as on issues.
+    expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'elsewhere' } })).status).toBe(201);
+    const foreign = await server.api('POST', '/repos/alice/elsewhere/labels', { token: aliceToken, body: { name: 'foreign', color: '#000000' } });
+    const refused = await server.api('PATCH', `${P}/pulls/1`, { token: aliceToken, body: { labels: [foreign.body.id] } });
+    expect([refused.status, refused.body.message]).toEqual([422, `label does not exist in this repository [id: ${foreign.body.id}]`]);
     // bob (a reader) may not edit someone else's pull request
     expect((await server.api('PATCH', `${P}/pulls/1`, { token: bobToken, body: { title: 'x' } })).status).toBe(403);
   });

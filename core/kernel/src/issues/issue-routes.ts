@@ -6,7 +6,7 @@ import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import { withConflictRetry } from '../db/retry';
 import { ID_PARAMS, INDEX_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
-import { ensureIssueCounter, inTransaction, nextIssueIndex, removeIssueInteractions, tapExclusiveLabels, toComment, toIssue, toLabel, type IssueRow, type LabelRow } from './issue-store';
+import { ensureIssueCounter, inTransaction, nextIssueIndex, removeIssueInteractions, tapExclusiveLabels, toComment, toIssue, type IssueRow } from './issue-store';
 import { labelOperations } from './label-routes';
 import { usableLabels } from './org-labels';
 import { milestoneOperations } from './milestone-routes';
@@ -16,6 +16,7 @@ import { changeStateLocked, recordDeadlineEvent, recordReferences, setAssignees,
 import { pinnedListOperations } from './interaction-routes';
 import { recordIssueEvent } from './timeline';
 import { removeIssuePulls } from '../pulls/pull-store';
+import { assertMilestoneOf, resolveUsableLabels } from './issue-inputs';
 
 type IndexParams = RepoParams & { index: number };
 type IdParams = RepoParams & { id: number };
@@ -88,22 +89,6 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
   const { db, hooks, users, http } = deps;
   const repoIdOf = repoIdLookup(deps);
 
-  const labelsOfRepo = async (o: OpenedRepo, ids: number[]): Promise<LabelRow[]> => {
-    if (ids.length === 0) return [];
-    const rows = (await usableLabels(db('label'), o.r.repo).whereIn('id', ids)).map(toLabel);
-    const out: LabelRow[] = [];
-    for (const id of ids) {
-      const row = rows.find((l) => l.id === id);
-      if (!row) throw ApiError.unprocessable(`label does not exist in this repository [id: ${id}]`, { errors: [{ field: 'labels', message: `unknown label ${id}` }] });
-      if (!out.includes(row)) out.push(row);
-    }
-    return out;
-  };
-  const checkMilestone = async (o: OpenedRepo, id: number): Promise<void> => {
-    if (!(await db('milestone').where({ repo_id: o.r.repo.id, id }).first('id'))) {
-      throw ApiError.unprocessable(`milestone does not exist in this repository [id: ${id}]`, { errors: [{ field: 'milestone', message: `unknown milestone ${id}` }] });
-    }
-  };
   const one = async (o: OpenedRepo, row: IssueRow, req: ApiRequest<any, any, any>) => (await ctx.issueJsons(o.r, [row], req.principal))[0];
 
   const listQuery: JsonSchema = {
@@ -181,9 +166,9 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         const b = req.body;
         if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
         // As Gitea: labels and milestone given by a caller without write access are ignored.
-        const labels = o.canWrite ? await labelsOfRepo(o, b.labels ?? []) : [];
+        const labels = o.canWrite ? await resolveUsableLabels(db, o.r.repo, b.labels ?? []) : [];
         const milestoneId = o.canWrite && b.milestone ? b.milestone : 0;
-        if (milestoneId) await checkMilestone(o, milestoneId);
+        if (milestoneId) await assertMilestoneOf(db, o.r.repo.id, milestoneId);
         const deadline = b.due_date && o.canWrite ? parseTime(b.due_date, 'due_date') : 0;
         // As Gitea: assignees given by a caller without write access are ignored.
         const assigneeIds = o.canWrite ? await resolveAssignees(deps, o, false, b.assignee, b.assignees) : [];
@@ -251,7 +236,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing the milestone, due date or assignees needs write access to the issues');
         if (b.milestone !== undefined) {
           const id = b.milestone ?? 0;
-          if (id) await checkMilestone(o, id);
+          if (id) await assertMilestoneOf(db, o.r.repo.id, id);
           changes.milestoneId = id;
         }
         if (b.unset_due_date) changes.deadlineUnix = 0;

@@ -8,6 +8,7 @@ import { usableLabels } from './org-labels';
 import { recordIssueEvent } from './timeline';
 import { issueEvents } from './issue-events';
 import { inTransaction, labelColor, labelPatch, toLabel, type LabelBody, type LabelRow } from './issue-store';
+import { resolveUsableLabels } from './issue-inputs';
 
 type IdParams = RepoParams & { id: number };
 type IndexParams = RepoParams & { index: number };
@@ -25,18 +26,6 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
   const { db, hooks } = deps;
   const events = issueEvents(deps, ctx);
 
-  /** Resolve label ids (or names) of a request against the repository: 422 for unknown or foreign ones. */
-  const resolveLabels = async (o: OpenedRepo, refs: (number | string)[]): Promise<LabelRow[]> => {
-    // The repository's labels and its organization's; a label of another repository or organization is unknown here.
-    const rows = (await usableLabels(db('label'), o.r.repo)).map(toLabel);
-    const out: LabelRow[] = [];
-    for (const ref of refs) {
-      const row = typeof ref === 'number' ? rows.find((l) => l.id === ref) : rows.find((l) => l.name === ref) ?? (/^\d+$/.test(ref) ? rows.find((l) => l.id === Number(ref)) : undefined);
-      if (!row) throw ApiError.unprocessable(`label does not exist in this repository [${typeof ref === 'number' ? 'id' : 'name'}: ${ref}]`, { errors: [{ field: 'labels', message: `unknown label ${ref}` }] });
-      if (!out.some((l) => l.id === row.id)) out.push(row);
-    }
-    return out;
-  };
 
   /** Set an issue's labels to `wanted` (in order) through issue.mutate; returns the stored labels. */
   const setIssueLabels = async (o: OpenedRepo, req: ApiRequest<any, any, IndexParams>, wanted: (current: LabelRow[]) => LabelRow[]) => {
@@ -136,7 +125,7 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'write');
         await ctx.issueByIndex(o.r, req.params.index);
-        const added = await resolveLabels(o, req.body.labels ?? []);
+        const added = await resolveUsableLabels(db, o.r.repo, req.body.labels ?? []);
         // Current labels first, then the added ones in request order: an added exclusive label wins its scope.
         return ok(await setIssueLabels(o, req, (current) => [...current.filter((c) => !added.some((a) => a.id === c.id)), ...added]));
       },
@@ -147,7 +136,7 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'write');
         await ctx.issueByIndex(o.r, req.params.index);
-        const wanted = await resolveLabels(o, req.body.labels ?? []);
+        const wanted = await resolveUsableLabels(db, o.r.repo, req.body.labels ?? []);
         return ok(await setIssueLabels(o, req, () => wanted));
       },
     },

@@ -12,7 +12,7 @@ import { commitOptionsOf, logCommits, toApiCommits, COMMIT_OPTION_QUERY } from '
 import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import { INDEX_PARAMS, list, parseTime } from '../issues/issue-context';
-import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toIssue, toLabel, type IssueRow, type LabelRow } from '../issues/issue-store';
+import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toIssue, type IssueRow } from '../issues/issue-store';
 import { recordIssueEvent } from '../issues/timeline';
 import { resolveAssignees } from '../issues/assignees';
 import { changeStateLocked, setAssignees, withPinLock } from '../issues/issue-actions';
@@ -21,6 +21,7 @@ import type { RepositoryRow } from '../repos/models';
 import { PULL_STATUS, toPull, type PullRow } from './pull-store';
 import { pullJsons } from './pull-json';
 import { MERGE_STYLES, PullService, type MergeStyle, type OpenedBase, type RepoParams } from './pull-service';
+import { assertMilestoneOf, resolveUsableLabels } from '../issues/issue-inputs';
 
 type IndexParams = RepoParams & { index: number };
 
@@ -86,22 +87,6 @@ export function pullOperations(deps: KernelServices): ApiOperation[] {
 function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
   const { db, users, repos, http, hooks, config } = deps;
 
-  const labelsOfRepo = async (o: OpenedBase, ids: number[]): Promise<LabelRow[]> => {
-    if (ids.length === 0) return [];
-    const rows = (await db('label').where('repo_id', o.r.repo.id).whereIn('id', ids)).map(toLabel);
-    const out: LabelRow[] = [];
-    for (const id of ids) {
-      const row = rows.find((l) => l.id === id);
-      if (!row) throw ApiError.unprocessable(`label does not exist in this repository [id: ${id}]`, { errors: [{ field: 'labels', message: `unknown label ${id}` }] });
-      if (!out.includes(row)) out.push(row);
-    }
-    return out;
-  };
-  const checkMilestone = async (o: OpenedBase, id: number): Promise<void> => {
-    if (!(await db('milestone').where({ repo_id: o.r.repo.id, id }).first('id'))) {
-      throw ApiError.unprocessable(`milestone does not exist in this repository [id: ${id}]`, { errors: [{ field: 'milestone', message: `unknown milestone ${id}` }] });
-    }
-  };
 
   /** `branch`, `owner:branch` or `owner/repo:branch` → the head repository and branch. */
   const resolveHead = async (o: OpenedBase, head: string, req: ApiRequest<any, any, any>): Promise<{ repo: RepositoryRow; branch: string }> => {
@@ -196,9 +181,9 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         if (head.repo.id === o.r.repo.id && head.branch === b.base) throw ApiError.unprocessable('head and base must be different branches', { errors: [{ field: 'head', message: 'same as base' }] });
         const existing = await openPullFor(db, o.r.repo.id, b.base, head.repo.id, head.branch);
         if (existing) throw ApiError.conflict(`pull request already exists for these targets [id: ${existing.index}, issue_id: ${existing.index}, head_repo_id: ${head.repo.id}, base_repo_id: ${o.r.repo.id}, head_branch: ${head.branch}, base_branch: ${b.base}]`);
-        const labels = o.canWrite ? await labelsOfRepo(o, b.labels ?? []) : [];
+        const labels = o.canWrite ? await resolveUsableLabels(db, o.r.repo, b.labels ?? []) : [];
         const milestoneId = o.canWrite && b.milestone ? b.milestone : 0;
-        if (milestoneId) await checkMilestone(o, milestoneId);
+        if (milestoneId) await assertMilestoneOf(db, o.r.repo.id, milestoneId);
         const deadline = b.due_date && o.canWrite ? parseTime(b.due_date, 'due_date') : 0;
         await ensureIssueCounter(db, o.r.repo.id);
         const allowEdit = o.r.repo.settingMap().default_allow_maintainer_edit;
@@ -274,8 +259,8 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined || b.labels !== undefined;
         if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing labels, the milestone or due date needs write access to the pull requests');
         if (b.title !== undefined && !b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
-        if (b.milestone) await checkMilestone(o, b.milestone);
-        const labels = b.labels !== undefined ? await labelsOfRepo(o, b.labels) : undefined;
+        if (b.milestone) await assertMilestoneOf(db, o.r.repo.id, b.milestone);
+        const labels = b.labels !== undefined ? await resolveUsableLabels(db, o.r.repo, b.labels) : undefined;
         if (b.allow_maintainer_edit !== undefined && b.allow_maintainer_edit !== pull.allow_maintainer_edit && !isPoster) {
           throw ApiError.forbidden('only the poster may change whether maintainers can edit the pull request');
         }
