@@ -351,6 +351,15 @@ describe('attachments', () => {
 });
 
 describe('timeline and events', () => {
+  test('a cross-repository reference lands only where its author can read', async () => {
+    const hidden = await newIssue('hidden target', 'owner', {}, '/repos/owner/secret');
+    const visible = await newIssue('visible target');
+    expect((await call('POST', '/user/repos', 'stranger', { name: 'own' })).status).toBe(201);
+    await newIssue(`see owner/secret#${hidden.number} and owner/pub#${visible.number}`, 'stranger', {}, '/repos/stranger/own');
+    expect(types(await timeline(hidden.number, '/repos/owner/secret', 'owner'))).toEqual([]);
+    expect(types(await timeline(visible.number, R, 'owner'))).toEqual(['issue_ref']);
+  });
+
   test('every event kind in order; /comments shows only comments', async () => {
     const label = (await call('POST', `${R}/labels`, 'owner', { name: 'bug', color: '#ff0000' })).body;
     const milestone = (await call('POST', `${R}/milestones`, 'owner', { title: 'v1' })).body;

@@ -207,6 +207,16 @@ describe('create, get, list, edit', () => {
     expect(timeline.body.map((c: { type: string }) => c.type)).toEqual(expect.arrayContaining(['pin', 'close', 'unpin']));
   });
 
+  test('a pull request body that names an issue leaves a pull_ref on it', async () => {
+    const issue = await server.api('POST', `${P}/issues`, { token: aliceToken, body: { title: 'to be fixed' } });
+    await branch('fixer', 'origin/main', [{ 'fix.txt': 'fix\n' }]);
+    const res = await server.api('POST', `${P}/pulls`, { token: aliceToken, body: { head: 'fixer', base: 'main', title: 'A fix', body: `fixes #${issue.body.number}` } });
+    expect(res.status).toBe(201);
+    const timeline = await server.api('GET', `${P}/issues/${issue.body.number}/timeline`);
+    expect(timeline.body.map((c: { type: string }) => c.type)).toEqual(['pull_ref']);
+    expect(timeline.body[0].ref_issue.number).toBe(res.body.number);
+  });
+
   test('deleting the issue of a pull request removes the pull request with it', async () => {
     await branch('to-delete', 'origin/main', [{ 'gone.txt': 'gone\n' }]);
     const res = await createPull('to-delete');
@@ -214,7 +224,7 @@ describe('create, get, list, edit', () => {
     const admin = await server.token(alice, ['delete:issue'], 'issue-deleter');
     expect((await server.api('DELETE', `${P}/issues/${res.body.number}`, { token: admin })).status).toBe(204);
     expect((await server.api('GET', `${P}/pulls/${res.body.number}`)).status).toBe(404);
-    expect(await server.kernel.db('pull_request').where('issue_id', res.body.id)).toEqual([]);
+    expect(await server.kernel.db('pull_request').where('id', res.body.id)).toEqual([]);
   });
 
   test('a push to the head branch synchronizes the pull request', async () => {

@@ -1,4 +1,5 @@
-import { ApiError } from '@hearth/plugin-api';
+import { ApiError, type Principal } from '@hearth/plugin-api';
+import type { KernelServices } from '../kernel-services';
 import type { Knex } from 'knex';
 import type { HearthConfig } from '../config/types';
 import { nowUnix } from '../users/models';
@@ -194,6 +195,27 @@ async function recordMentions(trx: Db, issueId: number, text: string): Promise<v
   const users = await trx('users').whereIn('lower_name', names).where('type', 0).select('id');
   if (users.length === 0) return;
   await trx('issue_mention').insert(users.map((u: { id: number }) => ({ issue_id: issueId, user_id: Number(u.id) }))).onConflict(['issue_id', 'user_id']).ignore();
+}
+
+/**
+ * The repositories a text references as `owner/repo#N`, resolved for `viewer` BEFORE the
+ * transaction that records the references (resolving inside it would wait for a second database
+ * connection). The returned lookup gives a repository id, or null when it does not exist or the
+ * viewer may not read its issues: a reference never lands on an issue its author cannot see.
+ */
+export async function repoIdLookup(deps: KernelServices, viewer: Principal | null, text: string): Promise<(owner: string, repo: string) => Promise<number | null>> {
+  const ids = new Map<string, number | null>();
+  for (const ref of findReferences(text)) {
+    if (!ref.owner || !ref.repo) continue;
+    const key = `${ref.owner.toLowerCase()}/${ref.repo.toLowerCase()}`;
+    if (ids.has(key)) continue;
+    try {
+      ids.set(key, deps.repos.requireUnit(await deps.repos.resolve(ref.owner, ref.repo, viewer, 'read', 'issues'), 'issues').repo.id);
+    } catch {
+      ids.set(key, null);
+    }
+  }
+  return async (owner, repo) => ids.get(`${owner.toLowerCase()}/${repo.toLowerCase()}`) ?? null;
 }
 
 /**

@@ -17,6 +17,7 @@ import { pinnedListOperations } from './interaction-routes';
 import { recordIssueEvent } from './timeline';
 import { removeIssuePulls } from '../pulls/pull-store';
 import { assertMilestoneOf, resolveUsableLabels } from './issue-inputs';
+import { repoIdLookup } from './issue-actions';
 
 type IndexParams = RepoParams & { index: number };
 type IdParams = RepoParams & { id: number };
@@ -61,15 +62,6 @@ const TIME_RANGE = {
 
 const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
 
-/** The repository id of `owner/repo` (for cross-repository references), or null. */
-export function repoIdLookup(deps: KernelServices) {
-  return async (owner: string, repo: string): Promise<number | null> => {
-    const u = await deps.users.byName(owner);
-    if (!u) return null;
-    const row = await deps.db('repositories').where({ owner_id: u.id, lower_name: repo.toLowerCase() }).first('id');
-    return row ? Number(row.id) : null;
-  };
-}
 
 /**
  * Issues (Gitea's /repos/{owner}/{repo}/issues…), their comments, repository labels and milestones.
@@ -87,7 +79,6 @@ export function issueOperations(deps: KernelServices): ApiOperation[] {
 
 function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents): ApiOperation[] {
   const { db, hooks, users, http } = deps;
-  const repoIdOf = repoIdLookup(deps);
 
   const one = async (o: OpenedRepo, row: IssueRow, req: ApiRequest<any, any, any>) => (await ctx.issueJsons(o.r, [row], req.principal))[0];
 
@@ -173,6 +164,8 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         // As Gitea: assignees given by a caller without write access are ignored.
         const assigneeIds = o.canWrite ? await resolveAssignees(deps, o, false, b.assignee, b.assignees) : [];
         await ensureIssueCounter(db, o.r.repo.id);
+        // Referenced repositories are resolved before the transaction (see repoIdLookup).
+        const refRepos = await repoIdLookup(deps, req.principal, `${b.title}\n${b.body ?? ''}`);
         const id = await inTransaction(db, async (trx) => {
           const index = await nextIssueIndex(trx, o.r.repo.id);
           const mutation = await hooks.issue.mutate.promise({
@@ -195,7 +188,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
           for (const labelId of labelIds) await recordIssueEvent(trx, { ...base, type: 'label', label_id: labelId, content: '1' });
           if (row.milestone_id) await recordIssueEvent(trx, { ...base, type: 'milestone', milestone_id: row.milestone_id });
           if (assigneeIds.length) await setAssignees(trx, row, assigneeIds, req.principal!.user.id);
-          await recordReferences(trx, { repoId: o.r.repo.id, issue: row, commentId: 0, text: `${row.name}\n${row.content ?? ''}`, actorId: req.principal!.user.id }, repoIdOf);
+          await recordReferences(trx, { repoId: o.r.repo.id, issue: row, commentId: 0, text: `${row.name}\n${row.content ?? ''}`, actorId: req.principal!.user.id }, refRepos);
           return issueId;
         });
         await events.issue('issues', o.r, id, 'opened', req.principal!.user);
@@ -244,6 +237,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         if (b.assignee !== undefined || b.assignees !== undefined) changes.assigneeIds = await resolveAssignees(deps, o, issue.is_pull, b.assignee, b.assignees);
         const actorId = req.principal!.user.id;
         await ensureIssueCounter(db, o.r.repo.id);
+        const refRepos = await repoIdLookup(deps, req.principal, req.body.body ?? '');
         const outcome = await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, before: IssueRow) => {
           const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor: req.principal!.user, trx });
           const c = mutation.changes;
@@ -267,7 +261,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
           if (c.state !== undefined) done.stateChanged = await changeStateLocked(trx, before, c.state === 'closed', actorId);
           if (patch.content !== undefined && patch.content !== (before.content ?? '')) {
             const after = toIssue(await trx('issue').where('id', issue.id).first());
-            await recordReferences(trx, { repoId: o.r.repo.id, issue: after, commentId: 0, text: String(patch.content), actorId }, repoIdOf);
+            await recordReferences(trx, { repoId: o.r.repo.id, issue: after, commentId: 0, text: String(patch.content), actorId }, refRepos);
           }
           return done;
         }));
@@ -313,7 +307,6 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
 
 function commentOperations(deps: KernelServices, ctx: IssueContext, events: IssueEvents): ApiOperation[] {
   const { db, http } = deps;
-  const repoIdOf = repoIdLookup(deps);
 
   const commentById = async (o: OpenedRepo, id: number) => {
     const row = await db('comment').where({ repo_id: o.r.repo.id, id, type: 0 }).first();
@@ -363,7 +356,7 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
         await db('comment').where('id', c.id).update({ content: req.body.body, updated_unix: nowUnix() });
         if ((c.content ?? '') !== req.body.body) {
           const issue = toIssue(await db('issue').where('id', c.issue_id).first());
-          await recordReferences(db, { repoId: o.r.repo.id, issue, commentId: c.id, text: req.body.body, actorId: req.principal!.user.id }, repoIdOf);
+          await recordReferences(db, { repoId: o.r.repo.id, issue, commentId: c.id, text: req.body.body, actorId: req.principal!.user.id }, await repoIdLookup(deps, req.principal, req.body.body));
           await events.comment(o.r, c.issue_id, c.id, 'edited', req.principal!.user, { body: { from: c.content ?? '' } });
         }
         return ok(await one(o, c.id, req));
@@ -408,10 +401,11 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
         // As Gitea: a locked conversation takes comments only from those who may write (and site admins).
         if (issue.is_locked && !o.canWrite && !req.principal!.user.isAdmin) throw ApiError.forbidden('unable to create comment because the issue is locked');
         const now = nowUnix();
+        const refRepos = await repoIdLookup(deps, req.principal, req.body.body);
         const id = await db.transaction(async (trx) => {
           const cid = await insertId(trx, 'comment', { type: 0, repo_id: o.r.repo.id, issue_id: issue.id, poster_id: req.principal!.user.id, content: req.body.body, created_unix: now, updated_unix: now });
           await trx('issue').where('id', issue.id).update({ updated_unix: now });
-          await recordReferences(trx, { repoId: o.r.repo.id, issue, commentId: cid, text: req.body.body, actorId: req.principal!.user.id }, repoIdOf);
+          await recordReferences(trx, { repoId: o.r.repo.id, issue, commentId: cid, text: req.body.body, actorId: req.principal!.user.id }, refRepos);
           return cid;
         });
         await events.comment(o.r, issue.id, id, 'created', req.principal!.user);

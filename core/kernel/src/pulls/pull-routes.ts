@@ -15,7 +15,7 @@ import { INDEX_PARAMS, list, parseTime } from '../issues/issue-context';
 import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toIssue, type IssueRow } from '../issues/issue-store';
 import { recordIssueEvent } from '../issues/timeline';
 import { resolveAssignees } from '../issues/assignees';
-import { changeStateLocked, setAssignees, withPinLock } from '../issues/issue-actions';
+import { changeStateLocked, recordReferences, repoIdLookup, setAssignees, withPinLock } from '../issues/issue-actions';
 import { withConflictRetry } from '../db/retry';
 import type { RepositoryRow } from '../repos/models';
 import { PULL_STATUS, toPull, type PullRow } from './pull-store';
@@ -187,6 +187,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         const deadline = b.due_date && o.canWrite ? parseTime(b.due_date, 'due_date') : 0;
         await ensureIssueCounter(db, o.r.repo.id);
         const allowEdit = o.r.repo.settingMap().default_allow_maintainer_edit;
+        const refRepos = await repoIdLookup(deps, req.principal, `${b.title}\n${b.body ?? ''}`);
         const { issueId, pullId } = await inTransaction(db, async (trx) => {
           const index = await nextIssueIndex(trx, o.r.repo.id);
           const mutation = await hooks.issue.mutate.promise({
@@ -202,7 +203,10 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
           });
           const labelIds = [...new Set(((c.labelIds as number[]) ?? []).map(Number))];
           if (labelIds.length) await trx('issue_label').insert(labelIds.map((label_id) => ({ issue_id: newIssueId, label_id })));
-          if (assigneeIds.length) await setAssignees(trx, toIssue(await trx('issue').where('id', newIssueId).first()), assigneeIds, req.principal!.user.id);
+          const newIssue = toIssue(await trx('issue').where('id', newIssueId).first());
+          if (assigneeIds.length) await setAssignees(trx, newIssue, assigneeIds, req.principal!.user.id);
+          // `#N` references (pull_ref events on the issues named) and @mentions, as an issue body's.
+          await recordReferences(trx, { repoId: o.r.repo.id, issue: newIssue, commentId: 0, text: `${newIssue.name}\n${newIssue.content ?? ''}`, actorId: req.principal!.user.id }, refRepos);
           const newPullId = await insertId(trx, 'pull_request', {
             issue_id: newIssueId, index, base_repo_id: o.r.repo.id, head_repo_id: head.repo.id, base_branch: b.base, head_branch: head.branch,
             head_commit_id: '', status: PULL_STATUS.checking, conflicted_files: '[]', allow_maintainer_edit: allowEdit,
