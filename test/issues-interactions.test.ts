@@ -360,6 +360,19 @@ describe('timeline and events', () => {
     expect(types(await timeline(visible.number, R, 'owner'))).toEqual(['issue_ref']);
   });
 
+  test('deleting the referring comment or issue takes its reference off the timeline', async () => {
+    const target = await newIssue('often mentioned');
+    const source = await newIssue('source of references');
+    const comment = (await call('POST', `${R}/issues/${source.number}/comments`, 'owner', { body: `about #${target.number}` })).body;
+    const referrer = await newIssue(`also #${target.number}`);
+    expect(types(await timeline(target.number))).toEqual(['comment_ref', 'issue_ref']);
+    expect((await call('DELETE', `${R}/issues/comments/${comment.id}`, 'owner')).status).toBe(204);
+    expect(types(await timeline(target.number))).toEqual(['issue_ref']);
+    const admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['delete:issue'], 'ref-cleanup');
+    expect((await server.api('DELETE', `${R}/issues/${referrer.number}`, { token: admin })).status).toBe(204);
+    expect(types(await timeline(target.number))).toEqual([]);
+  });
+
   test('every event kind in order; /comments shows only comments', async () => {
     const label = (await call('POST', `${R}/labels`, 'owner', { name: 'bug', color: '#ff0000' })).body;
     const milestone = (await call('POST', `${R}/milestones`, 'owner', { title: 'v1' })).body;

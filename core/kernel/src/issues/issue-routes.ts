@@ -14,7 +14,7 @@ import { resolveAssignees } from './assignees';
 import { issueEvents, type IssueEvents } from './issue-events';
 import { changeStateLocked, recordDeadlineEvent, recordReferences, setAssignees, unpinLocked, withPinLock } from './issue-actions';
 import { pinnedListOperations } from './interaction-routes';
-import { recordIssueEvent } from './timeline';
+import { COMMENT_TYPE, recordIssueEvent } from './timeline';
 import { removeIssuePulls } from '../pulls/pull-store';
 import { assertMilestoneOf, resolveUsableLabels } from './issue-inputs';
 import { repoIdLookup } from './issue-actions';
@@ -294,6 +294,8 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
           await removeIssueInteractions(trx, [issue.id]);
           await trx('reaction').whereIn('comment_id', trx('comment').where('issue_id', issue.id).select('id')).delete();
           await trx('comment').where('issue_id', issue.id).delete();
+          // Its references on other issues' timelines go too (they would point at nothing).
+          await trx('comment').where('ref_issue_id', issue.id).whereIn('type', [COMMENT_TYPE.issue_ref, COMMENT_TYPE.comment_ref, COMMENT_TYPE.pull_ref]).delete();
           if (issue.is_pull) await removeIssuePulls(trx, [issue.id]);
           await trx('issue').where('id', issue.id).delete();
         }));
@@ -374,6 +376,7 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
         await db.transaction(async (trx) => {
           await trx('reaction').where('comment_id', c.id).delete();
           await trx('comment').where('id', c.id).delete();
+          await trx('comment').where({ ref_comment_id: c.id, type: COMMENT_TYPE.comment_ref }).delete();
         });
         await ctx.attachments.remove(files);
         await events.comment(o.r, c.issue_id, json, 'deleted', req.principal!.user);
