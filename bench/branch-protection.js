@@ -25,12 +25,6 @@ const PUSH_RUNS = { warmup: 5, measured: 30 };
 const LIST_RUNS = { warmup: 20, measured: 200 };
 const TARGET = 1.25;
 
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { n: sorted.length, p50: pct(50), p99: pct(99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
-}
-
 async function run() {
   const work = lib.makeTempDir('hearth-bench-protection-');
   const dataDir = path.join(work, 'data');
@@ -107,7 +101,7 @@ async function run() {
     const main = await api('GET', `/repos/${owner}/guarded/branches/main`, undefined, 200);
     const warnings = main.protected ? [] : ['main of the guarded repository is not reported as protected'];
 
-    const s = { push: { open: summary(pushMs.open), guarded: summary(pushMs.guarded) }, list: { open: summary(listMs.open), guarded: summary(listMs.guarded) } };
+    const s = { push: { open: lib.latencySummary(pushMs.open), guarded: lib.latencySummary(pushMs.guarded) }, list: { open: lib.latencySummary(listMs.open), guarded: lib.latencySummary(listMs.guarded) } };
     const f = (n) => n.toFixed(2);
     console.log(lib.table([
       ['measure', 'p50 ms', 'p99 ms', 'mean ms'],

@@ -24,7 +24,6 @@
  * index-bound); the user feeds are reported (an OR over owner, actor and watched repositories).
  */
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const lib = require('./lib');
 
@@ -107,40 +106,6 @@ function bulkInsert(dbFile, ids) {
   }
 }
 
-async function sequential(targets, { warmup, requests }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = ({ url, headers }) =>
-    new Promise((resolve, reject) => {
-      const t0 = process.hrtime.bigint();
-      const req = http.get(url, { agent, headers, timeout: 10000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 10 s`)));
-      req.on('error', reject);
-    });
-  const samples = targets.map(() => []);
-  try {
-    for (let i = 0; i < warmup + requests; i++) {
-      for (let t = 0; t < targets.length; t++) {
-        const r = await get(targets[t]);
-        if (r.status !== 200) throw new Error(`GET ${targets[t].url} answered ${r.status}`);
-        if (i >= warmup) samples[t].push(r.ms);
-      }
-    }
-  } finally {
-    agent.destroy();
-  }
-  return samples.map(summary);
-}
-
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { n: sorted.length, p50: pct(50), p99: pct(99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
-}
-
 async function run() {
   const plugins = lib.shippedPlugins();
   const dir = lib.makeTempDir('hearth-bench-feeds-');
@@ -168,7 +133,7 @@ async function run() {
 
     const results = [];
     for (const p of pairs) {
-      const [big, small] = await sequential([p.big, p.small], LATENCY);
+      const [big, small] = await lib.sequentialGets([p.big, p.small], LATENCY).then((r) => r.stats);
       results.push({ name: p.name, gated: p.gated, big, small, ratio: big.p50 / small.p50 });
     }
     const stop = await lib.stopServer(server);

@@ -343,12 +343,6 @@ async function concurrentClones({ git, work, url, args = [], pid, packBytes, cou
   };
 }
 
-/** Nearest-rank percentile of an unsorted list. */
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
 /**
  * API.requests sequential GETs per endpoint after API.warmup unmeasured ones, each bounded by
  * API.budgetMs. An endpoint answering 404/405 is not written yet: reported and skipped.
@@ -391,7 +385,8 @@ async function apiLatency(baseUrl, headers, file, say) {
       Object.assign(e, { available: false, note: `no successful request (${errors} errors)` });
       continue;
     }
-    Object.assign(e, { available: true, requests: times.length, errors, p50: percentile(times, 0.5), p99: percentile(times, 0.99) });
+    const { p50, p99 } = lib.latencySummary(times);
+    Object.assign(e, { available: true, requests: times.length, errors, p50, p99 });
     if (times.length < API.requests) say(`GET ${e.label}: only ${times.length} requests within ${API.budgetMs / 1000} s`);
   }
   return { endpoints };

@@ -21,7 +21,6 @@
  *   Also printed: the SQLite query plan of the page query (no full scans of issue/comment).
  */
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const lib = require('./lib');
 
@@ -135,43 +134,6 @@ function queryPlan(dbFile, ids) {
   }
 }
 
-async function sequential(urls, headers, { warmup, requests }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (url) =>
-    new Promise((resolve, reject) => {
-      const t0 = process.hrtime.bigint();
-      const req = http.get(url, { agent, headers, timeout: 20000 }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t0) / 1e6, body: Buffer.concat(chunks), total: res.headers['x-total-count'] }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 20 s`)));
-      req.on('error', reject);
-    });
-  const samples = urls.map(() => []);
-  const last = [];
-  try {
-    for (let i = 0; i < warmup + requests; i++) {
-      for (let u = 0; u < urls.length; u++) {
-        const r = await get(urls[u]);
-        if (r.status !== 200) throw new Error(`GET ${urls[u]} answered ${r.status}: ${r.body.toString().slice(0, 300)}`);
-        if (i >= warmup) samples[u].push(r.ms);
-        last[u] = r;
-      }
-    }
-  } finally {
-    agent.destroy();
-  }
-  return { stats: samples.map(summary), last };
-}
-
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { n: sorted.length, p50: pct(50), p99: pct(99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, max: sorted[sorted.length - 1] };
-}
-
 async function run() {
   const dir = lib.makeTempDir('hearth-bench-issues-');
   let server;
@@ -195,7 +157,7 @@ async function run() {
       { label: 'small, page 1', url: list('small', 1) },
       { label: hasTimeline ? 'timeline of big #1 (1,000 events, page 1 of 50)' : 'comments of big #1 (1,000; no timeline route yet)', url: eventsUrl },
     ];
-    const { stats, last } = await sequential(targets.map((t) => t.url), headers, LATENCY);
+    const { stats, last } = await lib.sequentialGets(targets.map((t) => ({ url: t.url, headers })), { ...LATENCY, timeoutMs: 20000 });
     const warnings = [];
     const bodies = last.map((r) => JSON.parse(r.body.toString()));
     if (bodies[0].length !== LIMIT || bodies[1].length !== LIMIT) warnings.push(`big pages returned ${bodies[0].length} and ${bodies[1].length} issues, expected ${LIMIT}`);

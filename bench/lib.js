@@ -214,6 +214,52 @@ function median(values) {
 
 const mb = (bytes) => (bytes == null ? null : bytes / (1024 * 1024));
 
+/** Nearest-rank percentile `p` (0–100) of an ascending list. */
+const percentileOf = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+/** Latency summary of a list of milliseconds: count, nearest-rank p50 and p99, mean, max. */
+function latencySummary(ms) {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentileOf(sorted, 50), p99: percentileOf(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, max: sorted[sorted.length - 1] };
+}
+
+/**
+ * Sequential keep-alive GETs over one connection: `targets` ({ url, headers }) taken in turn
+ * (interleaved, so load drift hits them alike), `warmup` unmeasured rounds then `requests`
+ * measured ones. Any answer but 200 fails the run. Returns a latencySummary per target and the
+ * last answer of each ({ status, ms, body, total: X-Total-Count }).
+ */
+async function sequentialGets(targets, { warmup, requests, timeoutMs = 10000 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = ({ url, headers }) =>
+    new Promise((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const req = http.get(url, { agent, headers, timeout: timeoutMs }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t0) / 1e6, body: Buffer.concat(chunks), total: res.headers['x-total-count'] }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs / 1000} s`)));
+      req.on('error', reject);
+    });
+  const samples = targets.map(() => []);
+  const last = [];
+  try {
+    for (let i = 0; i < warmup + requests; i++) {
+      for (let t = 0; t < targets.length; t++) {
+        const r = await get(targets[t]);
+        if (r.status !== 200) throw new Error(`GET ${targets[t].url} answered ${r.status}: ${r.body.toString().slice(0, 300)}`);
+        if (i >= warmup) samples[t].push(r.ms);
+        last[t] = r;
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  return { stats: samples.map(latencySummary), last };
+}
+
 /** Plain-text table: first row is the header; columns sized to their widest cell, numbers right-aligned. */
 function table(rows) {
   const cells = rows.map((row) => row.map((c) => (c == null ? '-' : String(c))));
@@ -258,6 +304,9 @@ async function hearthToken(server, scopes) {
 }
 
 module.exports = {
+  latencySummary,
+  percentileOf,
+  sequentialGets,
   HEARTH_ADMIN,
   hearthSpec,
   hearthToken,

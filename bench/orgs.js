@@ -22,7 +22,6 @@
  *   Target: big/small ≤ 2× (p50 latency and throughput).
  */
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const lib = require('./lib');
 
@@ -126,41 +125,6 @@ function bulkInsert(dbFile, ids) {
   }
 }
 
-/** Sequential keep-alive GETs; `urls` are taken in turn (interleaved), each its own latency list. */
-async function sequential(urls, headers, { warmup, requests }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (url) =>
-    new Promise((resolve, reject) => {
-      const t0 = process.hrtime.bigint();
-      const req = http.get(url, { agent, headers, timeout: 5000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 5 s`)));
-      req.on('error', reject);
-    });
-  const samples = urls.map(() => []);
-  try {
-    for (let i = 0; i < warmup + requests; i++) {
-      for (let u = 0; u < urls.length; u++) {
-        const r = await get(urls[u]);
-        if (r.status !== 200) throw new Error(`GET ${urls[u]} answered ${r.status}`);
-        if (i >= warmup) samples[u].push(r.ms);
-      }
-    }
-  } finally {
-    agent.destroy();
-  }
-  return samples.map(summary);
-}
-
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { n: sorted.length, p50: pct(50), p99: pct(99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, max: sorted[sorted.length - 1] };
-}
-
 async function run() {
   const plugins = lib.shippedPlugins();
   const dir = lib.makeTempDir('hearth-bench-orgs-');
@@ -185,7 +149,7 @@ async function run() {
     const outsider = await lib.request(server.url + '/api/v1/repos/big/repo-00001', { headers });
     if (outsider.status !== 404) warnings.push(`repo-00001 (teams 1 and 10, not the member's) answered ${outsider.status}, expected 404`);
 
-    const [bigLat, smallLat] = await sequential(targets.map((t) => server.url + t.path), headers, LATENCY);
+    const [bigLat, smallLat] = await lib.sequentialGets(targets.map((t) => ({ url: server.url + t.path, headers })), { ...LATENCY, timeoutMs: 5000 }).then((r) => r.stats);
     const throughput = [];
     for (const t of targets) {
       const r = await lib.measureThroughput({ url: server.url + t.path, headers }, THROUGHPUT);

@@ -26,12 +26,6 @@ const TARGETS = { mergeRatio: 1.5, pagePosition: 1.5 };
 const BRANCH = 'main';
 const REPO = 'big';
 
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { n: sorted.length, p50: pct(50), p99: pct(99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, max: sorted[sorted.length - 1] };
-}
-
 /** A fast-import stream: one commit on `ref` from `from` writing `files` ({ path: content }). */
 function oneCommit(ref, from, files, message, when) {
   let s = `commit ${ref}\nauthor Bench <bench@example.com> ${when} +0000\ncommitter Bench <bench@example.com> ${when} +0000\n`;
@@ -107,8 +101,8 @@ async function run() {
     const merged = (await git(['--git-dir', source, 'ls-remote', hearthUrl, `refs/heads/${BRANCH}`])).stdout.split('\t')[0];
     const parents = (await git(['--git-dir', source, 'fetch', '-q', hearthUrl, `refs/heads/${BRANCH}`]).then(() => git(['--git-dir', source, 'rev-list', '--parents', '-n', '1', 'FETCH_HEAD']))).stdout.trim().split(' ');
     if (parents[0] !== merged || parents.length !== 3) warnings.push('the last merge on Hearth is not a two-parent merge commit');
-    const hm = summary(hearthMs);
-    const pm = summary(plumbingMs);
+    const hm = lib.latencySummary(hearthMs);
+    const pm = lib.latencySummary(plumbingMs);
 
     // --- files: a pull request touching 5,000 files ---
     const bigFiles = {};
@@ -155,7 +149,7 @@ async function run() {
     } finally {
       agent.destroy();
     }
-    const fs_ = samples.map(summary);
+    const fs_ = samples.map(lib.latencySummary);
 
     const f = (n) => n.toFixed(2);
     const mergeRatio = hm.p50 / pm.p50;

@@ -58,7 +58,6 @@ function git(args, cwd, env) {
   });
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const median = (values) => lib.median(values);
 
 async function run() {
@@ -108,7 +107,7 @@ async function run() {
     const throughput = {
       deliveries: rx.state.arrivals.length, uniqueUuids: rx.state.uuids.size, duplicates,
       issuesCreatedMs: createdMs, drainedMs, deliveriesPerSecond: expected / (drainedMs / 1000),
-      lagMs: { p50: pct(lags, 50), p99: pct(lags, 99), max: lags[lags.length - 1] },
+      lagMs: { p50: lib.percentileOf(lags, 50), p99: lib.percentileOf(lags, 99), max: lags[lags.length - 1] },
     };
     rx.state.onArrival = null;
 
@@ -148,7 +147,7 @@ async function run() {
     const pushDeliveries = await waitForPushes(rx, SIZES.pushHooks * (SIZES.pushWarmup + SIZES.pushes));
     const push = {
       hookedMedianMs: median(times.hooked), plainMedianMs: median(times.plain),
-      hookedP99Ms: pct([...times.hooked].sort((a, b) => a - b), 99), plainP99Ms: pct([...times.plain].sort((a, b) => a - b), 99),
+      hookedP99Ms: lib.percentileOf([...times.hooked].sort((a, b) => a - b), 99), plainP99Ms: lib.percentileOf([...times.plain].sort((a, b) => a - b), 99),
       deliveries: pushDeliveries,
     };
     push.ratio = push.hookedMedianMs / push.plainMedianMs;
