@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from '../../../test/helpers/server';
 import { cloneUrl, gitSandbox } from '../../../test/helpers/git';
-import { cargoAvailable, makeCrate, publishBody, publishMeta, run } from './helpers';
+import { cargoAvailable, cargoSandbox, makeCrate, mustSucceed, publishBody, publishMeta, run } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -278,52 +278,26 @@ describe('the real cargo client: git index, private owner', () => {
     if (!(await cargoAvailable())) throw new Error('cargo is not installed (cargo --version failed)');
     const owner = await server.user('gitcrafter');
     const token = await server.token(owner, ['write:package']);
-    const cargoHome = path.join(dir, 'cargo-home');
-    fs.mkdirSync(cargoHome);
     const index = `${server.url}gitcrafter/_cargo-index.git`;
-    fs.writeFileSync(path.join(cargoHome, 'config.toml'), [
-      '[registries.hearthgit]',
-      `index = "${index}"`,
-      '[registry]',
-      'global-credential-providers = ["cargo:token"]',
-      '[net]',
-      'retry = 0',
-      'git-fetch-with-cli = true',
-      '',
-    ].join('\n'));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-      RUSTUP_TOOLCHAIN: process.env.RUSTUP_TOOLCHAIN,
-      CARGO_HOME: cargoHome,
-      CARGO_TARGET_DIR: path.join(dir, 'target'),
-      CARGO_HTTP_TIMEOUT: '30',
-      CARGO_TERM_COLOR: 'never',
-      CARGO_REGISTRIES_HEARTHGIT_TOKEN: token,
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_CONFIG_NOSYSTEM: '1',
-      USER: 'tester',
-    };
-    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const ok = (r: { code: number | null; stdout: string; stderr: string }, what: string) => {
-      if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-    };
+    const env = cargoSandbox(dir, { name: 'hearthgit', index, token }, {
+      net: ['git-fetch-with-cli = true'],
+      env: { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+    });
 
-    ok(await run('cargo', ['new', '--lib', '--vcs', 'none', 'gamma'], { cwd: dir, env }), 'cargo new gamma');
+    mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'gamma'], { cwd: dir, env }), 'cargo new gamma');
     const gammaToml = path.join(dir, 'gamma', 'Cargo.toml');
     fs.writeFileSync(gammaToml, fs.readFileSync(gammaToml, 'utf8').replace('[package]\n', '[package]\npublish = ["hearthgit"]\ndescription = "the gamma crate"\nlicense = "MIT"\n'));
     fs.writeFileSync(path.join(dir, 'gamma', 'src', 'lib.rs'), 'pub fn greeting() -> &\'static str { "hello from gamma via git" }\n');
-    ok(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.0');
+    mustSucceed(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.0');
     fs.writeFileSync(gammaToml, fs.readFileSync(gammaToml, 'utf8').replace('version = "0.1.0"', 'version = "0.1.1"'));
-    ok(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.1');
-    ok(await run('cargo', ['yank', '--registry', 'hearthgit', '--version', '0.1.1', 'gamma'], { cwd: dir, env }), 'cargo yank');
+    mustSucceed(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.1');
+    mustSucceed(await run('cargo', ['yank', '--registry', 'hearthgit', '--version', '0.1.1', 'gamma'], { cwd: dir, env }), 'cargo yank');
 
-    ok(await run('cargo', ['new', '--bin', '--vcs', 'none', 'delta'], { cwd: dir, env }), 'cargo new delta');
+    mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'delta'], { cwd: dir, env }), 'cargo new delta');
     const deltaToml = path.join(dir, 'delta', 'Cargo.toml');
     fs.writeFileSync(deltaToml, fs.readFileSync(deltaToml, 'utf8').replace('[dependencies]', '[dependencies]\ngamma = { version = "0.1", registry = "hearthgit" }'));
     fs.writeFileSync(path.join(dir, 'delta', 'src', 'main.rs'), 'fn main() { println!("{}", gamma::greeting()); }\n');
-    ok(await run('cargo', ['build'], { cwd: path.join(dir, 'delta'), env }), 'cargo build delta');
+    mustSucceed(await run('cargo', ['build'], { cwd: path.join(dir, 'delta'), env }), 'cargo build delta');
     const lock = fs.readFileSync(path.join(dir, 'delta', 'Cargo.lock'), 'utf8');
     // The yanked 0.1.1 is skipped: the git index carries the yank.
     expect(lock).toContain('name = "gamma"\nversion = "0.1.0"');
@@ -337,47 +311,20 @@ describe('the real cargo client: git index, private owner', () => {
     const owner = await server.user('secretive', { visibility: 'private' });
     const token = await server.token(owner, ['write:package']);
     const home = path.join(dir, 'private');
-    const cargoHome = path.join(home, 'cargo-home');
-    fs.mkdirSync(cargoHome, { recursive: true });
-    const index = `sparse+${server.url}api/packages/secretive/cargo/`;
-    fs.writeFileSync(path.join(cargoHome, 'config.toml'), [
-      '[registries.private]',
-      `index = "${index}"`,
-      '[registry]',
-      'global-credential-providers = ["cargo:token"]',
-      '[net]',
-      'retry = 0',
-      '',
-    ].join('\n'));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: home,
-      RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-      RUSTUP_TOOLCHAIN: process.env.RUSTUP_TOOLCHAIN,
-      CARGO_HOME: cargoHome,
-      CARGO_TARGET_DIR: path.join(home, 'target'),
-      CARGO_HTTP_TIMEOUT: '30',
-      CARGO_TERM_COLOR: 'never',
-      CARGO_REGISTRIES_PRIVATE_TOKEN: token,
-      USER: 'tester',
-    };
-    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const ok = (r: { code: number | null; stdout: string; stderr: string }, what: string) => {
-      if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-    };
-    ok(await run('cargo', ['new', '--lib', '--vcs', 'none', 'hush'], { cwd: home, env }), 'cargo new hush');
+    const env = cargoSandbox(home, { name: 'private', index: `sparse+${server.url}api/packages/secretive/cargo/`, token });
+    mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'hush'], { cwd: home, env }), 'cargo new hush');
     const hushToml = path.join(home, 'hush', 'Cargo.toml');
     fs.writeFileSync(hushToml, fs.readFileSync(hushToml, 'utf8').replace('[package]\n', '[package]\npublish = ["private"]\ndescription = "hush"\nlicense = "MIT"\n'));
     fs.writeFileSync(path.join(home, 'hush', 'src', 'lib.rs'), 'pub fn secret() -> u32 { 42 }\n');
-    ok(await run('cargo', ['publish', '--registry', 'private', '--allow-dirty', '--no-verify'], { cwd: path.join(home, 'hush'), env }), 'cargo publish (private owner)');
-    ok(await run('cargo', ['new', '--bin', '--vcs', 'none', 'user-of-hush'], { cwd: home, env }), 'cargo new user-of-hush');
+    mustSucceed(await run('cargo', ['publish', '--registry', 'private', '--allow-dirty', '--no-verify'], { cwd: path.join(home, 'hush'), env }), 'cargo publish (private owner)');
+    mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'user-of-hush'], { cwd: home, env }), 'cargo new user-of-hush');
     const userToml = path.join(home, 'user-of-hush', 'Cargo.toml');
     fs.writeFileSync(userToml, fs.readFileSync(userToml, 'utf8').replace('[dependencies]', '[dependencies]\nhush = { version = "0.1", registry = "private" }'));
     fs.writeFileSync(path.join(home, 'user-of-hush', 'src', 'main.rs'), 'fn main() { println!("{}", hush::secret()); }\n');
-    ok(await run('cargo', ['build'], { cwd: path.join(home, 'user-of-hush'), env }), 'cargo build user-of-hush');
+    mustSucceed(await run('cargo', ['build'], { cwd: path.join(home, 'user-of-hush'), env }), 'cargo build user-of-hush');
     expect((await run(path.join(home, 'target', 'debug', 'user-of-hush'), [], { cwd: home, env })).stdout.trim()).toBe('42');
     // Without the token cargo cannot read the index.
-    const denied = await run('cargo', ['update'], { cwd: path.join(home, 'user-of-hush'), env: { ...env, CARGO_REGISTRIES_PRIVATE_TOKEN: undefined, CARGO_HOME: cargoHome } });
+    const denied = await run('cargo', ['update'], { cwd: path.join(home, 'user-of-hush'), env: { ...env, CARGO_REGISTRIES_PRIVATE_TOKEN: undefined } });
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/401|token|authenticat/i);
   }, 600_000);

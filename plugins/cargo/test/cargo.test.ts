@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ADMIN, startServer, type TestServer } from '../../../test/helpers/server';
-import { cargoAvailable, makeCrate, publishBody, publishMeta, run, sha256, tarEntry } from './helpers';
+import { cargoAvailable, cargoSandbox, makeCrate, mustSucceed, publishBody, publishMeta, run, sha256, tarEntry } from './helpers';
 
 describe('cargo registry (sparse index)', () => {
   let server: TestServer;
@@ -324,57 +324,32 @@ describe('the real cargo client', () => {
     if (!available) throw new Error('cargo is not installed (cargo --version failed)');
     const owner = await server.user('crafter');
     const token = await server.token(owner, ['write:package']);
-    const cargoHome = path.join(dir, 'cargo-home');
-    fs.mkdirSync(cargoHome);
-    fs.writeFileSync(path.join(cargoHome, 'config.toml'), [
-      '[registries.hearth]',
-      `index = "sparse+${server.url}api/packages/crafter/cargo/"`,
-      '[registry]',
-      'global-credential-providers = ["cargo:token"]',
-      '[net]',
-      'retry = 0',
-      '',
-    ].join('\n'));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-      RUSTUP_TOOLCHAIN: process.env.RUSTUP_TOOLCHAIN,
-      CARGO_HOME: cargoHome,
-      CARGO_TARGET_DIR: path.join(dir, 'target'),
-      CARGO_HTTP_TIMEOUT: '30',
-      CARGO_NET_OFFLINE: 'false',
-      CARGO_TERM_COLOR: 'never',
-      CARGO_REGISTRIES_HEARTH_TOKEN: `Bearer ${token}`,
-      USER: 'tester',
-    };
-    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const ok = (r: { code: number | null; stdout: string; stderr: string }, what: string) => {
-      if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-    };
+    const env = cargoSandbox(dir, { name: 'hearth', index: `sparse+${server.url}api/packages/crafter/cargo/`, token: `Bearer ${token}` }, {
+      env: { HOME: process.env.HOME, CARGO_NET_OFFLINE: 'false' },
+    });
 
-    ok(await run('cargo', ['new', '--lib', '--vcs', 'none', 'alpha'], { cwd: dir, env }), 'cargo new alpha');
+    mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'alpha'], { cwd: dir, env }), 'cargo new alpha');
     const alphaToml = path.join(dir, 'alpha', 'Cargo.toml');
     fs.writeFileSync(alphaToml, fs.readFileSync(alphaToml, 'utf8').replace('[package]\n', '[package]\npublish = ["hearth"]\ndescription = "the alpha crate"\nlicense = "MIT"\n'));
     fs.writeFileSync(path.join(dir, 'alpha', 'src', 'lib.rs'), 'pub fn greeting() -> &\'static str { "hello from alpha" }\n');
-    ok(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env }), 'cargo publish (Bearer token)');
+    mustSucceed(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env }), 'cargo publish (Bearer token)');
 
     const listed = await server.api('GET', '/packages/crafter?type=cargo');
     expect(listed.body.map((p: any) => `${p.name}@${p.version}`)).toEqual(['alpha@0.1.0']);
 
     // A second version with the bare token, as `cargo login` stores it by default.
     fs.writeFileSync(alphaToml, fs.readFileSync(alphaToml, 'utf8').replace('version = "0.1.0"', 'version = "0.1.1"'));
-    ok(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: token } }), 'cargo publish (bare token)');
+    mustSucceed(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: token } }), 'cargo publish (bare token)');
 
     // Yank 0.1.1 with cargo: the build must then pick 0.1.0.
     const yank = await run('cargo', ['yank', '--registry', 'hearth', '--version', '0.1.1', 'alpha'], { cwd: dir, env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: await server.token(owner, ['delete:package']) } });
-    ok(yank, 'cargo yank');
+    mustSucceed(yank, 'cargo yank');
 
-    ok(await run('cargo', ['new', '--bin', '--vcs', 'none', 'beta'], { cwd: dir, env }), 'cargo new beta');
+    mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'beta'], { cwd: dir, env }), 'cargo new beta');
     const betaToml = path.join(dir, 'beta', 'Cargo.toml');
     fs.writeFileSync(betaToml, fs.readFileSync(betaToml, 'utf8').replace('[dependencies]', '[dependencies]\nalpha = { version = "0.1", registry = "hearth" }'));
     fs.writeFileSync(path.join(dir, 'beta', 'src', 'main.rs'), 'fn main() { println!("{}", alpha::greeting()); }\n');
-    ok(await run('cargo', ['build', '--target-dir', path.join(dir, 'target')], { cwd: path.join(dir, 'beta'), env }), 'cargo build beta');
+    mustSucceed(await run('cargo', ['build', '--target-dir', path.join(dir, 'target')], { cwd: path.join(dir, 'beta'), env }), 'cargo build beta');
     const lock = fs.readFileSync(path.join(dir, 'beta', 'Cargo.lock'), 'utf8');
     expect(lock).toContain('name = "alpha"\nversion = "0.1.0"');
     expect(lock).toContain(`source = "sparse+${server.url}api/packages/crafter/cargo/"`);

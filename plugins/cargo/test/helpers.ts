@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import zlib from 'node:zlib';
@@ -78,3 +80,48 @@ export async function cargoAvailable(): Promise<boolean> {
   }
 }
 
+
+/**
+ * A private cargo home at `<home>/cargo-home` (target dir `<home>/target`) whose config.toml
+ * names one registry, and the environment that runs the real cargo with it: the registry's token
+ * in `CARGO_REGISTRIES_<NAME>_TOKEN`, no retries, the machine's rustup toolchain. `net`
+ * appends lines to `[net]`; `env` overrides or adds variables.
+ */
+export function cargoSandbox(
+  home: string,
+  registry: { name: string; index: string; token: string },
+  options: { net?: string[]; env?: NodeJS.ProcessEnv } = {},
+): NodeJS.ProcessEnv {
+  const cargoHome = path.join(home, 'cargo-home');
+  fs.mkdirSync(cargoHome, { recursive: true });
+  fs.writeFileSync(path.join(cargoHome, 'config.toml'), [
+    `[registries.${registry.name}]`,
+    `index = "${registry.index}"`,
+    '[registry]',
+    'global-credential-providers = ["cargo:token"]',
+    '[net]',
+    'retry = 0',
+    ...(options.net ?? []),
+    '',
+  ].join('\n'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
+    RUSTUP_TOOLCHAIN: process.env.RUSTUP_TOOLCHAIN,
+    CARGO_HOME: cargoHome,
+    CARGO_TARGET_DIR: path.join(home, 'target'),
+    CARGO_HTTP_TIMEOUT: '30',
+    CARGO_TERM_COLOR: 'never',
+    [`CARGO_REGISTRIES_${registry.name.toUpperCase()}_TOKEN`]: registry.token,
+    USER: 'tester',
+    ...options.env,
+  };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return env;
+}
+
+/** Throw with cargo's output unless the run succeeded. */
+export function mustSucceed(r: { code: number | null; stdout: string; stderr: string }, what: string): void {
+  if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
+}
