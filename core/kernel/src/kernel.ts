@@ -69,6 +69,8 @@ import { HttpMetrics, requestContext } from './http/observability';
 import { avatarRouter } from './http/avatars';
 import { docsRouter } from './http/docs-page';
 import { API_VERSION_STRING } from './version';
+import { assertAccessDeclared, resolveAccess } from './access/operation-access';
+import { readableRepoIds } from './access/readable-repos';
 
 export interface HearthOptions {
   /** An already loaded configuration, or how to load one. */
@@ -207,6 +209,7 @@ export class Hearth {
       api: (op: ApiOperation) => {
         const clash = this.operations.find((o) => o.op.method === op.method && o.op.path.toLowerCase() === op.path.toLowerCase());
         if (clash) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered by both "${clash.owner}" and "${owner}"`);
+        if (op.access !== undefined) assertAccessDeclared(op, owner); // TRANSITION: always, once every operation declares access
         this.operations.push({ op: withBoundedIntegers(op), owner });
       },
       packages: (type: string, router: Router, options: PackageRouteOptions = {}) => {
@@ -229,7 +232,10 @@ export class Hearth {
     app.set('etag', false);
     app.use(requestContext(this.log, this.metrics, config.log.REQUESTS));
     // The API first: it is nearly all the traffic, and nothing below it serves /api/v1.
-    app.use('/api/v1', buildApiRouter(this.operations, { schemas: this.schemas, config, authenticate: (req) => this.authenticate(req) }));
+    app.use('/api/v1', buildApiRouter(this.operations, {
+      schemas: this.schemas, config, authenticate: (req) => this.authenticate(req),
+      resolveAccess: (access, params, principal) => resolveAccess(access, params, principal, this.repos.access, this.users),
+    }));
     app.use('/api/v1', notFoundHandler(docsUrl));
 
     app.get('/api/healthz', async (_req, res) => {
@@ -336,6 +342,17 @@ export class Hearth {
       emit: (event) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
       git: {
         readOnlyRouter: (locate) => readOnlyGitRouter({ config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }, locate),
+      },
+      access: {
+        repository: async (ownerName, repoName, principal, need, unit) => {
+          const target = await resolveAccess({ repo: { need, unit } }, { owner: ownerName, repo: repoName }, principal, this.repos.access, this.users);
+          return target.repository!;
+        },
+        readableRepositoryIds: (principal) => readableRepoIds(this.db, principal),
+        ownerVisible: async (owner, principal) => {
+          const row = await this.users.byId(owner.id);
+          return row ? this.repos.access.ownerVisible(row, principal) : false;
+        },
       },
       commands: {
         add: (command: PluginCommand) => {

@@ -242,6 +242,74 @@ export type AuthRequirement =
   /** Basic auth (a password), as Gitea requires for managing tokens. */
   | 'basic';
 
+/** The units of a repository, as Gitea names them (`has_<unit>` in the API). @public */
+export type RepoUnitName = 'code' | 'issues' | 'pulls' | 'releases' | 'wiki' | 'projects' | 'packages' | 'actions';
+
+/** A level of access to a repository or one of its units; each implies the ones before it. @public */
+export type RepoAccessLevel = 'read' | 'write' | 'admin';
+
+/**
+ * What an operation acts on and what the caller needs of it. The kernel's access module resolves
+ * the target named by the path once, before input validation and the handler: a target the caller
+ * may not see is a 404 (unknown and invisible look alike), a visible one without the needed level
+ * a 403. The resolved target reaches the handler as `req.target`. Every operation declares one.
+ * - `'anyone'`: no target; lists filter by what the caller may read (`ctx.access.readableRepositoryIds`).
+ * - `'caller'`: the signed-in caller's own things (`/user/…`, notifications); needs a credential.
+ * - `'site-admin'`: site administrators (a full credential; a public-only token is not enough).
+ * - `{ repo: { need, unit } }`: the repository at path parameters `owner`/`repo` (or `params`).
+ * - `{ org }`: the organization at `{org}` — visible, a member, or an owner.
+ * - `{ user }`: the user or organization at `{username}` — visible, or the user themself / a site admin.
+ * - `{ team }`: the team at `{id}` — its members and the organization's owners, or owners only.
+ * - `{ packages }`: the packages of the owner at `{owner}`.
+ * @public
+ */
+export type OperationAccess =
+  | 'anyone'
+  | 'caller'
+  | 'site-admin'
+  | { repo: { need: RepoAccessLevel; unit?: RepoUnitName }; params?: { owner: string; repo: string } }
+  | { org: 'visible' | 'member' | 'owner'; param?: string }
+  | { user: 'visible' | 'self-or-admin'; param?: string }
+  | { team: 'member' | 'owner'; param?: string }
+  | { packages: 'read' | 'write'; param?: string };
+
+/** A repository as the access module resolved it for the caller. @public */
+export interface RepositoryTarget {
+  id: number;
+  name: string;
+  owner: UserInfo;
+  isPrivate: boolean;
+  isArchived: boolean;
+  /** The caller's repository-wide permission. */
+  permission: { admin: boolean; push: boolean; pull: boolean };
+}
+
+/** The target an operation's `access` declaration named, resolved for the caller. @public */
+export interface AccessTarget {
+  /** `{ repo }` declarations. */
+  repository?: RepositoryTarget;
+  /** The organization (`{ org }`), user (`{ user }`), team's organization (`{ team }`) or package owner (`{ packages }`). */
+  owner?: UserInfo;
+  /** `{ team }` declarations. */
+  team?: { id: number; orgId: number; name: string };
+  /** `{ packages }` declarations: whether the caller may publish and delete. */
+  canWritePackages?: boolean;
+}
+
+/**
+ * The access module for plugins: the same rule the kernel applies to its own routes, for routers
+ * outside `/api/v1` and for lists. (API 1.2)
+ * @public
+ */
+export interface AccessService {
+  /** Resolve a repository for `principal`, throwing ApiError 404 (not visible) or 403 (visible, level missing). */
+  repository(ownerName: string, repoName: string, principal: Principal | null, need: RepoAccessLevel, unit?: RepoUnitName): Promise<RepositoryTarget>;
+  /** The ids of repositories `principal` may read, as a subquery for `whereIn`; null means every repository (a site admin). */
+  readableRepositoryIds(principal: Principal | null): Knex.QueryBuilder | null;
+  /** Whether `principal` may see the owner (user or organization) and so its public repositories and packages. */
+  ownerVisible(owner: UserInfo, principal: Principal | null): Promise<boolean>;
+}
+
 /** Paging derived from `page`/`limit` and the API settings (DEFAULT_PAGING_NUM, MAX_RESPONSE_ITEMS). @public */
 export interface Paging {
   page: number;
@@ -258,6 +326,8 @@ export interface ApiRequest<Body = any, Query = any, Params = Record<string, str
   /** Present when the operation is `paged`. */
   paging: Paging;
   headers: IncomingHttpHeaders;
+  /** What the operation's `access` declaration resolved (empty for `'anyone'`, `'caller'`, `'site-admin'`). */
+  target: AccessTarget;
   requestId: string;
   log: Logger;
   /** The underlying Express request, for what the abstraction does not cover. */
@@ -287,6 +357,8 @@ export interface ApiOperation<Body = any, Query = any, Params = any> {
    */
   scopes: ScopeCategory[] | 'public';
   auth?: AuthRequirement;
+  /** What the operation acts on and what the caller needs of it; checked by the kernel's one access module. */
+  access?: OperationAccess; // TRANSITION: becomes required once every kernel operation declares it
   /** Schema of the path parameters (an object schema; all properties required). */
   params?: JsonSchema;
   /** Schema of the query string (an object schema; types are coerced). */
@@ -563,6 +635,8 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   emit(event: Omit<ForgeEvent, 'occurredAt'>): Promise<void>;
   /** Serve plugin-maintained bare git repositories read-only over smart HTTP. (API 1.1) */
   readonly git: GitHosting;
+  /** The forge's access rule, for routers outside `/api/v1` and for lists. (API 1.2) */
+  readonly access: AccessService;
   /** Maintenance commands for `hearth plugins run <plugin> <command>`; register them in `apply()`. (API 1.1) */
   readonly commands: { add(command: PluginCommand): void };
 }

@@ -385,7 +385,7 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
 export default definePlugin<Settings>({
   name: 'cargo',
   version: '0.1.0',
-  apiVersion: '^1.1.0',
+  apiVersion: '^2.0.0',
   description: 'The Cargo registry (sparse index and git index repository)',
   settingsSchema: {
     type: 'object',

@@ -107,7 +107,7 @@ function routes(ctx: PluginContext): Router {
 export default definePlugin({
   name: 'generic',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
   description: "Gitea's generic package registry",
   settingsSchema: { type: 'object', additionalProperties: false, properties: {} },
   apply(ctx) {

@@ -25,7 +25,7 @@ const SCHEMAS_DIR = path.join(__dirname, '..', 'schemas');
 export default definePlugin<MiscSettings>({
   name: 'misc',
   version: '0.1.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^2.0.0',
   description: "Gitea's miscellaneous endpoints: version, settings, markdown, nodeinfo",
   settingsSchema: {
     type: 'object',

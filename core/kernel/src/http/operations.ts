@@ -4,7 +4,9 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { ValidateFunction } from 'ajv';
 import {
   ApiError,
+  type AccessTarget,
   type ApiOperation,
+  type OperationAccess,
   type ApiRequest,
   type ApiResponse,
   type JsonSchema,
@@ -27,6 +29,8 @@ export interface OperationDeps {
   config: HearthConfig;
   /** Resolve the caller of a request (auth hook + sudo). */
   authenticate(req: Request): Promise<Principal | null>;
+  /** Resolve the operation's declared target for the caller (the access module): 404 invisible, 403 not allowed. */
+  resolveAccess(access: OperationAccess, params: Record<string, unknown>, principal: Principal | null): Promise<AccessTarget>;
 }
 
 /** `/users/{username}` → `/users/:username`; `{path*}` → Express 5's named wildcard `*path`. */
@@ -136,6 +140,9 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
     const params = { ...req.params } as Record<string, unknown>;
     for (const [key, value] of Object.entries(params)) if (Array.isArray(value)) params[key] = value.join('/');
     if (validateParams) check(validateParams(), params, 'path');
+    // The target is resolved before the query and body are read: a caller who may not see it
+    // learns nothing from input rules, and every operation answers 404/403 the same way.
+    const target = await deps.resolveAccess(op.access ?? 'anyone', params, principal); // TRANSITION
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
     if (validateQuery) check(validateQuery(), query, 'query');
     const body = op.body || op.bodyType === 'text' ? await parseBody(req, res, op, readBody) : undefined;
@@ -148,6 +155,7 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
       body,
       paging: pagingOf(query, config),
       headers: req.headers,
+      target,
       requestId: res.locals.requestId,
       log: res.locals.log as Logger,
       raw: req,
@@ -186,11 +194,43 @@ async function parseBody(req: Request, res: Response, op: ApiOperation, readBody
     return {};
   }
   // Parsed whatever the Content-Type says: `curl -d '{…}'` sends JSON labelled as a form, and Gitea accepts it.
+  const depth = jsonNestingDepth(buffer);
+  if (depth > MAX_JSON_DEPTH) throw ApiError.badRequest(`body: JSON nested ${depth > MAX_JSON_DEPTH * 4 ? 'far ' : ''}deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(buffer.toString('utf8'));
   } catch (err) {
     throw ApiError.unprocessable(`body: invalid JSON: ${(err as Error).message}`);
   }
+}
+
+/** No request body of the API nests deeper than a few levels; validation and handlers recurse, so deep input stops here. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, counted on the bytes before parsing
+ * (brackets inside strings do not count). Stops counting once past four times the limit.
+ */
+export function jsonNestingDepth(buffer: Buffer): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < buffer.length; i++) {
+    const c = buffer[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_JSON_DEPTH * 4) return deepest;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 export function pagingOf(query: Record<string, unknown>, config: HearthConfig): Paging {

@@ -9,7 +9,7 @@ import { canSeeOrg, isOrgMember, isOrgOwner, teamById } from '../orgs/org-store'
 import { issueContext } from '../issues/issue-context';
 import { toComment } from '../issues/issue-store';
 import { parseTime } from '../issues/issue-context';
-import { whereReadable } from './access';
+import { whereReadable } from '../access/readable-repos';
 import { OP_TYPE_NAMES, SOURCE, STATUS, starRepo, tapRecorder, watchRepo } from './recorder';
 
 type RepoParams = { owner: string; repo: string };

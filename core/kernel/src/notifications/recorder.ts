@@ -4,7 +4,7 @@ import type { KernelServices } from '../kernel-services';
 import { isUniqueViolation } from '../db/errors';
 import { nowUnix } from '../users/models';
 import type { RepositoryRow } from '../repos/models';
-import { principalOf } from './access';
+import { principalOf } from '../access/readable-repos';
 import { mentionedNames } from '../issues/issue-actions';
 
 /** Gitea's ActionType values of the actions this module records (git hosting records its own in repos/activity.ts). */

@@ -7,10 +7,8 @@ import type { UserRow } from '../users/models';
 import type { PackageDeps } from './package-deps';
 import { createBlobStore } from '../storage';
 import { PackageService, packageSettings } from './package-service';
-import { packagePermission } from './permissions';
 
 export { PackageService } from './package-service';
-export { packagePermission } from './permissions';
 
 /** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
@@ -41,7 +39,7 @@ export function createPackageFramework(deps: PackageDeps) {
   /** The owner named in a request, if the caller may see it; 404 otherwise (unknown and invisible look alike). */
   async function visibleOwner(name: string, principal: Principal | null): Promise<{ owner: UserRow; canWrite: boolean }> {
     const owner = await deps.users.byName(name);
-    const permission = owner ? await packagePermission(deps, owner, principal) : null;
+    const permission = owner ? await deps.repos.access.packagePermission(owner, principal) : null;
     if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${name}]`);
     return { owner, canWrite: permission.canWrite };
   }

@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import semver from 'semver';
 import type { KernelHooks, Principal, ScopeLevel, UserInfo } from '@hearth/plugin-api';
 import { grants } from '../auth/scopes';
-import { packagePermission } from './permissions';
 import {
   ApiError,
   type PackageAccess,
@@ -104,7 +103,7 @@ export class PackageService implements PackageRegistry {
 
   async ownerAccess(ownerName: string, principal: Principal | null, level: ScopeLevel = 'read'): Promise<PackageAccess> {
     const owner = await this.deps.users.byName(ownerName);
-    const permission = owner ? await packagePermission(this.deps, owner, principal) : null;
+    const permission = owner ? await this.deps.repos.access.packagePermission(owner, principal) : null;
     if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${ownerName}]`);
     if (principal && !grants(principal.scopes, 'package', level)) {
       throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);

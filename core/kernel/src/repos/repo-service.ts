@@ -7,7 +7,8 @@ import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
-import { ACCESS_MODES, removeRepoAccess } from '../orgs/org-store';
+import { removeRepoAccess } from '../orgs/org-store';
+import { AccessPolicy, type AccessNeed, type RepoPermission, type ResolvedRepo, type UnitAccess } from '../access/policy';
 import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
 import { normalizeColor, removeRepoIssues } from '../issues/issue-store';
 import { removeRepoPulls } from '../pulls/pull-store';
@@ -20,22 +21,8 @@ import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type Rep
 import { assertValidRefName, assertValidRepoName } from './names';
 import { moveWiki, removeWiki, wikiDirOf } from '../wiki/wiki-store';
 
-/** What a caller may do with a repository (Gitea's Permission object). */
-export interface RepoPermission {
-  admin: boolean;
-  push: boolean;
-  pull: boolean;
-}
-
-export type AccessNeed = 'read' | 'write' | 'admin';
-
-/** A repository resolved for a caller: the row, its owner, the caller's permission and where it lives. */
-export interface ResolvedRepo {
-  repo: RepositoryRow;
-  owner: UserRow;
-  permission: RepoPermission;
-  gitDir: string;
-}
+export type { AccessNeed, RepoPermission, ResolvedRepo, UnitAccess } from '../access/policy';
+export { teamUnitMode } from '../access/policy';
 
 /** Files for an initial commit, resolved from templates before anything is written. */
 export interface InitialFiles {
@@ -58,54 +45,14 @@ export interface CreateRepoInput {
   issueLabels?: string;
 }
 
-const NO_PERMISSION: RepoPermission = { admin: false, push: false, pull: false };
-
-/** Gitea's access modes (1 read, 2 write, 3 admin and above) as a Permission object. */
-function accessModePermission(mode: number): RepoPermission {
-  return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
-}
-
-/** A caller's level on one unit of a repository (unitPermission). */
-export type UnitAccess = 'none' | 'read' | 'write' | 'admin';
-
-/** One of the caller's teams in a repository's organization, as teamAccess reads it. */
-interface TeamAccess {
-  authorize: number;
-  includes_all_repositories: unknown;
-  units_map: string;
-  team_repo_id: number | null;
-}
-
-/** Whether a team gives access to the repository at all: the Owners team, all repositories, or listed in team_repos. */
-function coversRepo(t: TeamAccess): boolean {
-  return Number(t.authorize) >= 4 || Boolean(t.includes_all_repositories) || Boolean(t.team_repo_id);
-}
-
-/**
- * A team's access mode (0–3) on one repository unit: admin and Owners teams have admin on every
- * unit; otherwise the unit's entry in units_map ("repo.code": "read", …; missing → none). A team
- * whose units_map names no unit at all (unreadable or empty) keeps its overall permission on every unit.
- */
-export function teamUnitMode(team: { authorize: number; units_map: string }, unit: RepoUnit): number {
-  const authorize = Math.min(Number(team.authorize), 3);
-  if (authorize >= 3) return 3;
-  let map: Record<string, unknown>;
-  try {
-    map = JSON.parse(team.units_map) as Record<string, unknown>;
-  } catch {
-    return authorize;
-  }
-  if (!map || typeof map !== 'object' || !Object.keys(map).some((k) => k.startsWith('repo.'))) return authorize;
-  const mode = ACCESS_MODES.indexOf(map[`repo.${unit}`] as (typeof ACCESS_MODES)[number]);
-  return mode > 0 ? Math.min(mode, 3) : 0;
-}
-
 /**
  * Repositories: rows in `repositories`, bare git directories under DATA_DIR/repositories/<owner>/<name>.git
  * (lower-cased), and the one access rule every route and the git transport ask.
  */
 export class RepoService {
   readonly root: string;
+  /** The forge's one access rule (access/policy.ts). */
+  readonly access: AccessPolicy;
   private readonly pushQueue = new KeyedQueue();
   /** Release attachment blobs to remove once a purge committed, by owner id. */
   private readonly purgedAttachmentBlobs = new Map<number, string[]>();
@@ -119,6 +66,7 @@ export class RepoService {
     private readonly users: UserService,
   ) {
     this.root = path.join(config.server.DATA_DIR, 'repositories');
+    this.access = new AccessPolicy(db, users, (ownerName, repoName) => this.gitDir(ownerName, repoName));
     this.tapUserLifecycle();
   }
 
@@ -126,103 +74,19 @@ export class RepoService {
     return path.join(this.root, ownerName.toLowerCase(), `${repoName.toLowerCase()}.git`);
   }
 
-  // --- access -----------------------------------------------------------------------------------
+  // --- access (the access module decides; these delegate for code that holds a RepoService) ----
 
-  /**
-   * The access rule every API route and the git transport ask (see the table in README):
-   * - anonymous and public-only tokens: read of a public repository whose owner is a user or a
-   *   public organization; nothing else;
-   * - site admins and the owner: admin;
-   * - repositories of an organization: nothing at all when the organization is private and the
-   *   caller is not a member; otherwise the best of the caller's teams (the Owners team → admin;
-   *   a team covering the repository — listed in team_repos or includes_all_repositories — gives
-   *   its read/write/admin);
-   * - a collaborator's read/write/admin;
-   * - a public repository: at least read.
-   * This is the repository-wide level; `unitPermission` narrows it per unit (a team's units_map).
-   */
-  async permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
-    return accessModePermission((await this.access(repo, principal, owner)).mode);
+  permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
+    return this.access.permission(repo, principal, owner);
   }
 
-  /**
-   * The caller's level on one unit of the repository, as Gitea 1.20 computes it: 'none' when the
-   * unit is switched off or the caller may not read the repository; anonymous and public-only
-   * callers read; site admins, the owner, an admin collaborator and members of an admin or Owners
-   * team covering the repository have admin on every unit; otherwise the best of the unit's mode in
-   * the units_map of the caller's teams covering the repository and a collaborator's level (which
-   * applies to every unit), and read on a public repository when no such team grants the unit.
-   */
-  async unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
-    if (!repo.unitMap()[unit]) return 'none';
-    const { mode, teams, collaboration } = await this.access(repo, principal, owner);
-    if (mode <= 0) return 'none';
-    if (mode >= 3 || !teams) return ACCESS_MODES[Math.min(mode, 3)] as UnitAccess;
-    let unitMode = 0;
-    for (const t of teams) if (coversRepo(t)) unitMode = Math.max(unitMode, teamUnitMode(t, unit));
-    const granted = unitMode > 0;
-    unitMode = Math.max(unitMode, collaboration);
-    if (!granted && !repo.is_private) unitMode = Math.max(unitMode, 1);
-    return ACCESS_MODES[Math.min(unitMode, 3)] as UnitAccess;
+  unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
+    return this.access.unitPermission(repo, principal, unit, owner);
   }
 
-  /**
-   * The repository-wide access mode (0 none … 3 admin) and what it was made of: the caller's teams
-   * in the organization (null when the owner is not an organization or the rule decided before
-   * looking) and the collaborator's mode (0 when none).
-   */
-  private async access(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<{ mode: number; teams: TeamAccess[] | null; collaboration: number }> {
-    const ownerRow = owner ?? (await this.users.byId(repo.owner_id));
-    const isOrg = ownerRow?.type === 1;
-    const orgVisibility = isOrg ? ownerRow!.visibility : 0;
-    if (!principal || principal.publicOnly) return { mode: repo.is_private || orgVisibility !== 0 ? 0 : 1, teams: null, collaboration: 0 };
-    const user = principal.user;
-    if (user.isAdmin || user.id === repo.owner_id) return { mode: 3, teams: null, collaboration: 0 };
-    let mode = 0;
-    let teams: TeamAccess[] | null = null;
-    if (isOrg) {
-      teams = await this.teamAccess(repo, user.id);
-      if (orgVisibility === 2 && teams.length === 0) return { mode: 0, teams, collaboration: 0 };
-      for (const t of teams) if (coversRepo(t)) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
-    }
-    const row = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
-    const collaboration = row ? Number(row.mode) : 0;
-    mode = Math.max(mode, collaboration);
-    if (!repo.is_private) mode = Math.max(mode, 1);
-    return { mode, teams, collaboration };
-  }
-
-  /** The caller's teams in the repository's organization, each with whether it lists the repository. */
-  private async teamAccess(repo: RepositoryRow, uid: number): Promise<TeamAccess[]> {
-    return this.db('team_users as tu')
-      .join('teams as t', 't.id', 'tu.team_id')
-      .leftJoin('team_repos as tr', (j) => j.on('tr.team_id', '=', 't.id').andOnVal('tr.repo_id', '=', repo.id))
-      .where('tu.uid', uid)
-      .where('tu.org_id', repo.owner_id)
-      .select('t.authorize', 't.includes_all_repositories', 't.units_map', 'tr.id as team_repo_id');
-  }
-
-  /**
-   * Find owner/repo and check the caller may `need` it. A repository the caller may not read is a
-   * 404 (its existence is not revealed); one it may read but not change is a 403.
-   */
-  async resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
-    const owner = await this.users.byName(ownerName);
-    const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
-    if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
-    const permission = await this.permission(repo, principal, owner);
-    if (!permission.pull) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
-    if (unit) {
-      // The unit's level decides (a team's units_map); a unit the caller may not read is a 404 like a switched-off unit.
-      const level = ACCESS_MODES.indexOf(await this.unitPermission(repo, principal, unit, owner));
-      if (level < 1) throw ApiError.notFound(`the ${unit} unit of this repository is disabled or not readable`);
-      if (need === 'write' && level < 2) throw ApiError.forbidden(`you do not have write access to the ${unit} unit of this repository`);
-      if (need === 'admin' && level < 3) throw ApiError.forbidden('you do not have admin access to this repository');
-    }
-    if (need === 'write' && !permission.push && !unit) throw ApiError.forbidden('you do not have write access to this repository');
-    if (need === 'admin' && !permission.admin) throw ApiError.forbidden('you do not have admin access to this repository');
-    if (need !== 'read' && repo.is_archived && need === 'write') throw ApiError.forbidden('repository is archived');
-    return { repo, owner, permission, gitDir: this.gitDir(owner.name, repo.name) };
+  /** Find owner/repo and check the caller may `need` it: 404 when not readable, 403 when readable but not enough. */
+  resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
+    return this.access.resolveRepo(ownerName, repoName, principal, need, unit);
   }
 
   query() {

@@ -1,6 +1,8 @@
 import { ApiError, noContent, ok, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
 import { containsCondition } from '../db/like';
 import { unixToIso } from '../users/models';
+import { repoOf } from '../access/operation-access';
+import { readableRepoIds } from '../access/readable-repos';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 
 /** Gitea's topic rules: lower-case letters, digits and dashes, starting with a letter or digit, at most 35 characters; at most 25 per repository. */
@@ -33,36 +35,36 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/topics', operationId: 'repoListTopics', tag: 'repository', summary: "Get list of topics that a repository has",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true, responses: { 200: 'TopicName' },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, paged: true, responses: { 200: 'TopicName' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const { repo } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
+        const { repo } = repoOf(req);
         const all = await topicsOf(repo.id);
         return ok({ topics: all.slice(req.paging.offset, req.paging.offset + req.paging.limit) });
       },
     },
     {
       method: 'put', path: '/repos/{owner}/{repo}/topics', operationId: 'repoUpdateTopics', tag: 'repository', summary: 'Replace list of topics for a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'RepoTopicOptions', bodyRequired: true, responses: { 204: 'replaced' },
+      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: OWNER_REPO_PARAMS, body: 'RepoTopicOptions', bodyRequired: true, responses: { 204: 'replaced' },
       handler: async (req: ApiRequest<{ topics?: string[] }, unknown, { owner: string; repo: string }>) => {
-        const { repo } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const { repo } = repoOf(req);
         await setTopics(repo.id, req.body.topics ?? []);
         return noContent();
       },
     },
     {
       method: 'put', path: '/repos/{owner}/{repo}/topics/{topic}', operationId: 'repoAddTopic', tag: 'repository', summary: 'Add a topic to a repository',
-      scopes: ['repository'], auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'added' },
+      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'added' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; topic: string }>) => {
-        const { repo } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const { repo } = repoOf(req);
         await setTopics(repo.id, [...(await topicsOf(repo.id)), req.params.topic]);
         return noContent();
       },
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/topics/{topic}', operationId: 'repoDeleteTopic', tag: 'repository', summary: 'Delete a topic from a repository',
-      scopes: ['repository'], auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'deleted' },
+      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'deleted' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; topic: string }>) => {
-        const { repo } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const { repo } = repoOf(req);
         const deleted = await db()('repo_topics').where({ repo_id: repo.id, name: req.params.topic.toLowerCase() }).delete();
         if (!deleted) throw ApiError.notFound(`topic does not exist [topic: ${req.params.topic}]`);
         return noContent();
@@ -70,18 +72,13 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
     },
     {
       method: 'get', path: '/topics/search', operationId: 'topicSearch', tag: 'repository', summary: 'Search topics by keyword',
-      scopes: ['repository'], paged: true, query: { type: 'object', properties: { q: { type: 'string', maxLength: 255 } } },
+      scopes: ['repository'], access: 'anyone', paged: true, query: { type: 'object', properties: { q: { type: 'string', maxLength: 255 } } },
       responses: { 200: { description: 'TopicListResponse', schema: { type: 'object', properties: { topics: { type: 'array', items: { $ref: 'TopicResponse' } } } } } },
       handler: async (req: ApiRequest<unknown, { q?: string }>) => {
         // Counted over repositories the caller can see, so private repositories' topics do not leak.
         let query = db()('repo_topics as t').join('repositories as r', 'r.id', 't.repo_id');
-        const viewer = req.principal;
-        if (!(viewer && viewer.user.isAdmin && !viewer.publicOnly)) {
-          query = query.where((w) => {
-            w.where('r.is_private', false);
-            if (viewer && !viewer.publicOnly) w.orWhere('r.owner_id', viewer.user.id);
-          });
-        }
+        const readable = readableRepoIds(db(), req.principal);
+        if (readable) query = query.whereIn('r.id', readable);
         if (req.query.q) query = query.whereRaw(...containsCondition('t.name', req.query.q));
         const rows = await query
           .groupBy('t.name')

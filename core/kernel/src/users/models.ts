@@ -77,6 +77,8 @@ export class AccessTokenRow extends BaseRow {
 }
 
 export const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const;
+/** The stored values of VISIBILITY_NAMES. */
+export const VISIBILITY = { public: 0, limited: 1, private: 2 } as const;
 
 export function nowUnix(): number {
   return Math.floor(Date.now() / 1000);

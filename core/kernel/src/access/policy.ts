@@ -1,0 +1,276 @@
+import type { Knex } from 'knex';
+import { ApiError, type Principal } from '@hearth/plugin-api';
+import type { UserService } from '../users/user-service';
+import { VISIBILITY, type UserRow } from '../users/models';
+import { RepositoryRow, type RepoUnit } from '../repos/models';
+import { ACCESS_MODES, OWNER_MODE, isOrgMember, isOrgOwner } from '../orgs/org-store';
+
+export { ACCESS_MODES, OWNER_MODE };
+
+/** What a caller may do with a repository (Gitea's Permission object). */
+export interface RepoPermission {
+  admin: boolean;
+  push: boolean;
+  pull: boolean;
+}
+
+export type AccessNeed = 'read' | 'write' | 'admin';
+
+/** A caller's level on one unit of a repository (unitPermission). */
+export type UnitAccess = 'none' | 'read' | 'write' | 'admin';
+
+/** A repository resolved for a caller: the row, its owner, the caller's permission and where it lives. */
+export interface ResolvedRepo {
+  repo: RepositoryRow;
+  owner: UserRow;
+  permission: RepoPermission;
+  gitDir: string;
+}
+
+/** One of the caller's teams in a repository's organization, as teamAccess reads it. */
+interface TeamAccess {
+  authorize: number;
+  includes_all_repositories: unknown;
+  units_map: string;
+  team_repo_id: number | null;
+}
+
+interface RepoAccess {
+  /** The repository-wide mode, 0–3. */
+  mode: number;
+  /** The caller's teams in the owning organization; null when not looked at (not an org, or decided before). */
+  teams: TeamAccess[] | null;
+  /** The collaborator's mode (0 when none). */
+  collaboration: number;
+  restricted: boolean;
+}
+
+const NONE: RepoAccess = { mode: 0, teams: null, collaboration: 0, restricted: false };
+
+/** Whether a team gives access to the repository at all: the Owners team, all repositories, or listed in team_repos. */
+function coversRepo(t: TeamAccess): boolean {
+  return Number(t.authorize) >= OWNER_MODE || Boolean(t.includes_all_repositories) || Boolean(t.team_repo_id);
+}
+
+/**
+ * A team's access mode (0–3) on one repository unit: admin and Owners teams have admin on every
+ * unit; otherwise the unit's entry in units_map ("repo.code": "read", …; missing → none). A team
+ * whose units_map names no unit at all (unreadable or empty) keeps its overall permission on every unit.
+ */
+export function teamUnitMode(team: { authorize: number; units_map: string }, unit: RepoUnit): number {
+  const authorize = Math.min(Number(team.authorize), 3);
+  if (authorize >= 3) return 3;
+  let map: Record<string, unknown>;
+  try {
+    map = JSON.parse(team.units_map) as Record<string, unknown>;
+  } catch {
+    return authorize;
+  }
+  if (!map || typeof map !== 'object' || !Object.keys(map).some((k) => k.startsWith('repo.'))) return authorize;
+  const mode = ACCESS_MODES.indexOf(map[`repo.${unit}`] as (typeof ACCESS_MODES)[number]);
+  return mode > 0 ? Math.min(mode, 3) : 0;
+}
+
+/** Site administrators act as such only with a full credential: a public-only token sees what anyone sees. */
+export function actsAsAdmin(principal: Principal | null): boolean {
+  return Boolean(principal && principal.user.isAdmin && !principal.publicOnly);
+}
+
+/**
+ * THE access rule of the forge (README, "Permissions"). Every route (through its declaration),
+ * the git transport, raw files, attachments, archives and package registries ask it; listings use
+ * its SQL twin in readable-repos.ts. Gitea 1.20's GetUserRepoPermission and HasOrgOrUserVisible:
+ *
+ * - an owner (user or organization) is visible to anonymous callers and public-only tokens when it
+ *   is public; to signed-in callers when public or limited; private or not, to site admins, to
+ *   itself and (organizations) to its members. A restricted user sees only owners they belong to;
+ * - a repository is readable only when its owner is visible to the caller, or the caller
+ *   collaborates on it (an outside collaborator of a private organization's repository);
+ * - then: site admins and the owner have admin; a team covering the repository gives its level; a
+ *   collaborator their level; a public repository gives read, except to restricted users;
+ * - per unit: a team's units_map narrows its level; a public repository of an organization gives
+ *   read on units no team of the caller defines (not to restricted users).
+ */
+export class AccessPolicy {
+  constructor(
+    private readonly db: Knex,
+    private readonly users: UserService,
+    private readonly gitDirOf: (ownerName: string, repoName: string) => string,
+  ) {}
+
+  // --- owners -----------------------------------------------------------------------------------
+
+  isOrgMember(orgId: number, uid: number): Promise<boolean> {
+    return isOrgMember(this.db, orgId, uid);
+  }
+
+  isOrgOwner(orgId: number, uid: number): Promise<boolean> {
+    return isOrgOwner(this.db, orgId, uid);
+  }
+
+  /** Gitea's HasOrgOrUserVisible: may the caller see this owner's repositories (and the owner itself)? */
+  async ownerVisible(owner: Pick<UserRow, 'id' | 'type' | 'visibility'>, principal: Principal | null): Promise<boolean> {
+    if (!principal || principal.publicOnly) return owner.visibility === VISIBILITY.public;
+    const user = principal.user;
+    if (user.isAdmin || user.id === owner.id) return true;
+    if (owner.visibility === VISIBILITY.private || user.isRestricted) return owner.type === 1 && this.isOrgMember(owner.id, user.id);
+    return true;
+  }
+
+  /**
+   * May the caller see this user's or organization's profile? Organizations follow ownerVisible.
+   * Users (Gitea's IsUserVisibleToViewer): public to all; limited to signed-in, unrestricted
+   * callers; private to themselves, site admins and members of an organization they share.
+   */
+  async profileVisible(target: UserRow, principal: Principal | null): Promise<boolean> {
+    if (target.type === 1) return this.ownerVisible(target, principal);
+    if (target.visibility === VISIBILITY.public) return true;
+    if (!principal || principal.publicOnly) return false;
+    const user = principal.user;
+    if (user.isAdmin || user.id === target.id) return true;
+    if (user.isRestricted) return false;
+    if (target.visibility === VISIBILITY.limited) return true;
+    const shared = await this.db('org_users as a').join('org_users as b', 'a.org_id', 'b.org_id')
+      .where('a.uid', target.id).where('b.uid', user.id).first('a.id');
+    return Boolean(shared);
+  }
+
+  // --- repositories -----------------------------------------------------------------------------
+
+  /** The repository-wide level (Gitea's Permission); `unitPermission` narrows it per unit. */
+  async permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
+    const { mode } = await this.access(repo, principal, owner);
+    return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
+  }
+
+  /** The caller's level on one unit: 'none' when the unit is off or the repository unreadable. */
+  async unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
+    if (!repo.unitMap()[unit]) return 'none';
+    const { mode, teams, collaboration, restricted } = await this.access(repo, principal, owner);
+    if (mode <= 0) return 'none';
+    if (mode >= 3 || !teams) return ACCESS_MODES[Math.min(mode, 3)] as UnitAccess;
+    let unitMode = 0;
+    for (const t of teams) if (coversRepo(t)) unitMode = Math.max(unitMode, teamUnitMode(t, unit));
+    const granted = unitMode > 0;
+    unitMode = Math.max(unitMode, collaboration);
+    if (!granted && !repo.is_private && !restricted) unitMode = Math.max(unitMode, 1);
+    return ACCESS_MODES[Math.min(unitMode, 3)] as UnitAccess;
+  }
+
+  private async access(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoAccess> {
+    const ownerRow = owner ?? (await this.users.byId(repo.owner_id));
+    if (!ownerRow) return NONE;
+    if (!principal || principal.publicOnly) {
+      return { ...NONE, mode: !repo.is_private && ownerRow.visibility === VISIBILITY.public ? 1 : 0 };
+    }
+    const user = principal.user;
+    if (user.isAdmin || user.id === repo.owner_id) return { ...NONE, mode: 3 };
+    const collab = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
+    const collaboration = collab ? Number(collab.mode) : 0;
+    if (collaboration === 0 && !(await this.ownerVisible(ownerRow, principal))) return NONE;
+    let mode = collaboration;
+    let teams: TeamAccess[] | null = null;
+    if (ownerRow.type === 1) {
+      teams = await this.teamAccess(repo, user.id);
+      for (const t of teams) if (coversRepo(t)) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
+    }
+    if (!repo.is_private && !user.isRestricted) mode = Math.max(mode, 1);
+    return { mode, teams, collaboration, restricted: user.isRestricted };
+  }
+
+  /** The caller's teams in the repository's organization, each with whether it lists the repository. */
+  private async teamAccess(repo: RepositoryRow, uid: number): Promise<TeamAccess[]> {
+    return this.db('team_users as tu')
+      .join('teams as t', 't.id', 'tu.team_id')
+      .leftJoin('team_repos as tr', (j) => j.on('tr.team_id', '=', 't.id').andOnVal('tr.repo_id', '=', repo.id))
+      .where('tu.uid', uid)
+      .where('tu.org_id', repo.owner_id)
+      .select('t.authorize', 't.includes_all_repositories', 't.units_map', 'tr.id as team_repo_id');
+  }
+
+  /**
+   * Find owner/repo and check the caller may `need` it (on `unit`, when given). A repository the
+   * caller may not read, or a unit that is off or unreadable, is a 404 (existence is not
+   * revealed); one it may read but not change is a 403; writes to an archived repository are 403.
+   */
+  async resolveRepo(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
+    const owner = await this.users.byName(ownerName);
+    const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
+    if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
+    return this.check(repo, owner, principal, need, unit);
+  }
+
+  /** As resolveRepo, for a repository row already loaded (by id, or a fork's parent). */
+  async check(repo: RepositoryRow, owner: UserRow, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
+    const permission = await this.permission(repo, principal, owner);
+    if (!permission.pull) throw ApiError.notFound(`repository does not exist [${owner.name}/${repo.name}]`);
+    const needed = ACCESS_MODES.indexOf(need);
+    if (unit) {
+      const level = ACCESS_MODES.indexOf(await this.unitPermission(repo, principal, unit, owner));
+      if (level < 1) throw ApiError.notFound(`the ${unit} unit of this repository is disabled or not readable`);
+      if (level < needed) throw ApiError.forbidden(need === 'admin' ? 'you do not have admin access to this repository' : `you do not have ${need} access to the ${unit} unit of this repository`);
+    } else if (need === 'write' && !permission.push) {
+      throw ApiError.forbidden('you do not have write access to this repository');
+    }
+    if (need === 'admin' && !permission.admin) throw ApiError.forbidden('you do not have admin access to this repository');
+    if (need === 'write' && repo.is_archived) throw ApiError.forbidden('repository is archived');
+    return { repo, owner, permission, gitDir: this.gitDirOf(owner.name, repo.name) };
+  }
+
+  // --- organizations, users, teams ---------------------------------------------------------------
+
+  /** An organization the caller may see, with the role asked of them: 404 when invisible, 403 when the role is missing. */
+  async resolveOrg(name: string, principal: Principal | null, role: 'visible' | 'member' | 'owner'): Promise<UserRow> {
+    const org = await this.users.byName(name);
+    if (!org || org.type !== 1 || !(await this.ownerVisible(org, principal))) throw ApiError.notFound(`organization does not exist [name: ${name}]`);
+    if (role === 'visible' || actsAsAdmin(principal)) return org;
+    const uid = principal && !principal.publicOnly ? principal.user.id : 0;
+    if (role === 'member' && !(await this.isOrgMember(org.id, uid))) throw ApiError.forbidden('you must be a member of the organization');
+    if (role === 'owner' && !(await this.isOrgOwner(org.id, uid))) throw ApiError.forbidden('you must be an owner of the organization');
+    return org;
+  }
+
+  /** A user (or organization) by name as the caller may see it; `self-or-admin` then needs that user or a site admin (403). */
+  async resolveUser(name: string, principal: Principal | null, need: 'visible' | 'self-or-admin'): Promise<UserRow> {
+    const user = await this.users.byName(name);
+    if (!user || !(await this.profileVisible(user, principal))) throw ApiError.notFound(`user does not exist [name: ${name}]`);
+    if (need === 'self-or-admin' && !actsAsAdmin(principal) && principal?.user.id !== user.id) {
+      throw ApiError.forbidden('you may only act on your own account');
+    }
+    return user;
+  }
+
+  /**
+   * A team the caller may look at (`member`: site admins, organization owners and the team's
+   * members; other organization members get 403, everyone else 404) or change (`owner`).
+   */
+  async resolveTeam(id: number, principal: Principal | null, need: 'member' | 'owner'): Promise<{ team: Record<string, unknown>; org: UserRow }> {
+    const team = await this.db('teams').where('id', id).first();
+    const org = team ? await this.users.byId(Number(team.org_id)) : undefined;
+    if (!team || !org || !(await this.ownerVisible(org, principal))) throw ApiError.notFound(`team does not exist [id: ${id}]`);
+    if (actsAsAdmin(principal)) return { team, org };
+    const uid = principal && !principal.publicOnly ? principal.user.id : 0;
+    if (await this.isOrgOwner(org.id, uid)) return { team, org };
+    if (need === 'member' && (await this.db('team_users').where({ team_id: team.id, uid }).first('id'))) return { team, org };
+    if (await this.isOrgMember(org.id, uid)) throw ApiError.forbidden(need === 'owner' ? 'you must be an owner of the organization' : 'you must be a member of the team');
+    throw ApiError.notFound(`team does not exist [id: ${id}]`);
+  }
+
+  // --- packages ---------------------------------------------------------------------------------
+
+  /**
+   * What the caller may do with an owner's packages: read when the owner is visible (a public-only
+   * token: public owners only); write as the user themself, a site admin, or a member of a team
+   * with write on the organization's packages unit.
+   */
+  async packagePermission(owner: UserRow, principal: Principal | null): Promise<{ canRead: boolean; canWrite: boolean }> {
+    const canRead = await this.ownerVisible(owner, principal);
+    if (!principal || principal.publicOnly || !canRead) return { canRead, canWrite: false };
+    if (principal.user.isAdmin || principal.user.id === owner.id) return { canRead, canWrite: true };
+    if (owner.type !== 1) return { canRead, canWrite: false };
+    const teams = await this.db('team_users as tu').join('teams as t', 't.id', 'tu.team_id')
+      .where({ 'tu.org_id': owner.id, 'tu.uid': principal.user.id }).select('t.authorize', 't.units_map');
+    const mode = teams.reduce((m: number, t: { authorize: number; units_map: string }) => Math.max(m, teamUnitMode(t, 'packages')), 0);
+    return { canRead, canWrite: mode >= 2 };
+  }
+}
