@@ -8,6 +8,7 @@ import { Hearth, openDatabase } from './kernel';
 import { loadConfig } from './config/load';
 import { ConfigError } from './config/types';
 import { loadPlugins } from './plugins/loader';
+import { sweepLeftovers, totalBytes, type Leftover } from './maintenance/leftovers';
 import { API_VERSION_STRING, HEARTH_VERSION } from './version';
 
 const USAGE = `Hearth ${HEARTH_VERSION} — a self-hosted forge speaking Gitea's /api/v1
@@ -17,7 +18,8 @@ Usage: hearth <command> [--config FILE]
 Commands:
   start                          start the server (the default)
   migrate                        apply pending database migrations of the kernel and enabled plugins
-  doctor                         check git, the database and the data directory
+  doctor [--fix]                 check git, the database and the data directory, and look for
+                                 leftovers of interrupted pushes and uploads (--fix removes them)
   plugins                        list the enabled plugins in load order
   plugins run <plugin> [<command> [args…]]
                                  run a plugin's maintenance command (without a command: list them)
@@ -38,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       admin: { type: 'boolean', default: false },
       'must-change-password': { type: 'boolean', default: false },
+      fix: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -84,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'doctor':
-      return doctor(configOptions.file);
+      return doctor(configOptions.file, values.fix);
     case 'admin user create': {
       const { username, password, email } = values;
       if (!username || !password || !email) {
@@ -144,7 +147,7 @@ async function runPluginCommand(configOptions: { file?: string }, args: string[]
   }
 }
 
-async function doctor(file: string | undefined): Promise<number> {
+async function doctor(file: string | undefined, fix: boolean): Promise<number> {
   let failed = 0;
   const report = (ok: boolean | 'warn', what: string, detail: string) => {
     if (ok === false) failed++;
@@ -183,6 +186,19 @@ async function doctor(file: string | undefined): Promise<number> {
     report(false, 'data directory', `${dataDir}: ${(err as Error).message}`);
   }
   try {
+    const grace = config.maintenance.LEFTOVER_GRACE_PERIOD;
+    const { found, removed, failed: unremovable } = await sweepLeftovers(dataDir, { graceSeconds: grace, remove: fix });
+    const list = (items: Leftover[]) => items.slice(0, 20).map((l) => `\n      ${l.kind}: ${path.relative(dataDir, l.path)} (${size(l.bytes)}, last changed ${l.modified.toISOString()})`).join('') + (items.length > 20 ? `\n      … and ${items.length - 20} more` : '');
+    if (found.length === 0) report(true, 'leftovers', `none older than the grace period of ${grace} s (git quarantine directories, temporary upload and archive files)`);
+    else if (!fix) report(false, 'leftovers', `${found.length} of interrupted pushes, uploads or archives (${size(totalBytes(found))}); \`hearth doctor --fix\` removes them${list(found)}`);
+    else {
+      report(true, 'leftovers', `removed ${removed.length} of interrupted pushes, uploads or archives (${size(totalBytes(removed))})${list(removed)}`);
+      for (const { leftover, error } of unremovable) report(false, 'leftovers', `could not remove ${leftover.path}: ${error}`);
+    }
+  } catch (err) {
+    report(false, 'leftovers', (err as Error).message);
+  }
+  try {
     const { db, target } = await openDatabase(config, [], pino({ level: 'warn' }, pino.destination(2)));
     try {
       report(true, 'database', `${target.kind} ${target.display} is reachable and migrated`);
@@ -199,6 +215,8 @@ async function doctor(file: string | undefined): Promise<number> {
   }
   return failed ? 1 : 0;
 }
+
+const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1048576).toFixed(1)} MiB`);
 
 /** Repositories whose directory is gone, and directories no repository record owns. */
 async function repositoryConsistency(db: import('knex').Knex, root: string): Promise<{ missing: string[]; unadopted: string[]; total: number }> {

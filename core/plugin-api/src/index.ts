@@ -4,6 +4,7 @@
  */
 export { PLUGIN_API_VERSION } from './version';
 export { ApiError, isApiError } from './errors';
+export { parseJsonBody, jsonNestingDepth, MAX_JSON_DEPTH } from './json';
 export { ok, created, noContent, raw, stream, contentDisposition } from './responses';
 export type { ApiResponse } from './responses';
 export { definePlugin } from './define-plugin';

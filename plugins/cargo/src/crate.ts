@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import semver from 'semver';
+import { parseJsonBody } from '@hearth/plugin-api';
 
 /** Cargo's rule for crate names (crates.io also caps them at 64 characters). */
 export const CRATE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -53,12 +54,7 @@ export function splitPublishBody(body: Buffer): ParsedPublish {
   const crateLength = body.readUInt32LE(4 + jsonLength);
   const expected = 4 + jsonLength + 4 + crateLength;
   if (expected !== body.length) throw new PublishError(`invalid publish body: the lengths announce ${expected} bytes but the body has ${body.length}`);
-  let meta: unknown;
-  try {
-    meta = JSON.parse(body.subarray(4, 4 + jsonLength).toString('utf8'));
-  } catch (err) {
-    throw new PublishError(`invalid publish metadata: ${(err as Error).message}`);
-  }
+  const meta = parseJsonBody(body.subarray(4, 4 + jsonLength), 'invalid publish metadata');
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new PublishError('invalid publish metadata: not a JSON object');
   return { meta: meta as Record<string, unknown>, crate: body.subarray(8 + jsonLength) };
 }
