@@ -303,7 +303,19 @@ async function hearthToken(server, scopes) {
   return JSON.parse(created.body).sha1;
 }
 
+/**
+ * A bulk inserter for a better-sqlite3 database: each call inserts a copy of the template row
+ * `tpl` (an API-created row, so JSON columns are exactly what the server writes) with `overrides`,
+ * and returns the new id.
+ */
+function rowCopier(db, table, tpl) {
+  const cols = Object.keys(tpl).filter((c) => c !== 'id');
+  const stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
+  return (overrides) => Number(stmt.run({ ...tpl, ...overrides }).lastInsertRowid);
+}
+
 module.exports = {
+  rowCopier,
   latencySummary,
   percentileOf,
   sequentialGets,

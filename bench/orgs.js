@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Organizations benchmark: the cost of the access rule (RepoService.permission → teamAccess) for a
+ * Organizations benchmark: the cost of the access rule (AccessPolicy.permission → teamAccess, core/kernel/src/access/policy.ts) for a
  * member of a large organization, compared with the same call on a one-team organization, on the
  * same server in the same run (a ratio, not absolute figures).
  *
@@ -75,11 +75,7 @@ function bulkInsert(dbFile, ids) {
     const member = db.prepare('SELECT * FROM users WHERE lower_name = ?').get(MEMBER.username);
     const repoTpl = db.prepare('SELECT * FROM repositories WHERE id = ?').get(ids.big.repoId);
     const teamTpl = db.prepare('SELECT * FROM teams WHERE id = ?').get(ids.big.teamId);
-    const insertRow = (table, tpl) => {
-      const cols = Object.keys(tpl).filter((c) => c !== 'id');
-      const stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
-      return (overrides) => Number(stmt.run({ ...tpl, ...overrides }).lastInsertRowid);
-    };
+    const insertRow = (table, tpl) => lib.rowCopier(db, table, tpl);
     const addRepo = insertRow('repositories', repoTpl);
     const addTeam = insertRow('teams', teamTpl);
     const addUser = insertRow('users', member);

@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const BENCHMARKS = ['foundation', 'git-hosting', 'packages', 'cargo', 'orgs', 'issues', 'feeds', 'webhooks', 'pulls', 'branch-protection', 'push-mirrors'];
+const BENCHMARKS = ['foundation', 'git-hosting', 'packages', 'cargo', 'orgs', 'issues', 'feeds', 'webhooks', 'pulls', 'branch-protection', 'push-mirrors', 'access'];
 const RESULTS_DIR = path.join(__dirname, 'results');
 
 function gitCommit() {
