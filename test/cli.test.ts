@@ -126,7 +126,7 @@ test('migrate is idempotent; plugins lists what loads; doctor checks git, databa
   expect(again.stderr).not.toContain('0001_users_emails_tokens');
 
   const plugins = hearth(['plugins']);
-  expect(plugins.stdout).toMatch(/^misc\t0\.1\.0\tapi \^1\.0\.0\t/m);
+  expect(plugins.stdout).toMatch(/^misc\t0\.1\.0\tapi \^2\.0\.0\t/m);
 
   const doctor = hearth(['doctor']);
   expect(doctor.stdout).toMatch(/^ok +git: git version 2\./m);

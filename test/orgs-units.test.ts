@@ -1,5 +1,5 @@
 /**
- * Per-unit permissions: RepoService.unitPermission (a team's units_map per unit, as Gitea 1.20)
+ * Per-unit permissions: AccessPolicy.unitPermission (repos.access) (a team's units_map per unit, as Gitea 1.20)
  * and resolve(…, unit), called on the kernel directly (no route uses them yet).
  */
 import { ADMIN, startServer, type TestServer } from './helpers/server';
@@ -65,7 +65,7 @@ async function levels(who: string | null, owner: string, repo: string, publicOnl
   const row = await server.kernel.repos.query().findOne({ owner_id: ownerRow!.id, lower_name: repo });
   const p = await principal(who, publicOnly);
   const out = {} as Record<Unit, string>;
-  for (const unit of UNITS) out[unit] = await server.kernel.repos.unitPermission(row!, p, unit);
+  for (const unit of UNITS) out[unit] = await server.kernel.repos.access.unitPermission(row!, p, unit);
   return out;
 }
 
@@ -116,10 +116,10 @@ describe('unitPermission', () => {
   });
 });
 
-describe('resolve(…, unit)', () => {
+describe('resolveRepo(…, unit)', () => {
   const status = async (who: string, repo: string, need: 'read' | 'write' | 'admin', unit?: Unit) => {
     try {
-      await server.kernel.repos.resolve('units', repo, await principal(who), need, unit);
+      await server.kernel.repos.access.resolveRepo('units', repo, await principal(who), need, unit);
       return 200;
     } catch (err) {
       return (err as { status?: number }).status;

@@ -71,6 +71,7 @@ import { docsRouter } from './http/docs-page';
 import { API_VERSION_STRING } from './version';
 import { assertAccessDeclared, resolveAccess } from './access/operation-access';
 import { readableRepoIds } from './access/readable-repos';
+import { startLeftoverSweeps } from './maintenance/leftovers';
 
 export interface HearthOptions {
   /** An already loaded configuration, or how to load one. */
@@ -193,6 +194,7 @@ export class Hearth {
     this.hooks.http.routes.tap('hearth:webhooks', (r) => webhookOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:notifications', (r) => notificationOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:wiki', (r) => wikiOperations(services).forEach((op) => r.api(op)));
+    startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contextFor(loaded));
     }
@@ -209,7 +211,7 @@ export class Hearth {
       api: (op: ApiOperation) => {
         const clash = this.operations.find((o) => o.op.method === op.method && o.op.path.toLowerCase() === op.path.toLowerCase());
         if (clash) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered by both "${clash.owner}" and "${owner}"`);
-        if (op.access !== undefined) assertAccessDeclared(op, owner); // TRANSITION: always, once every operation declares access
+        assertAccessDeclared(op, owner);
         this.operations.push({ op: withBoundedIntegers(op), owner });
       },
       packages: (type: string, router: Router, options: PackageRouteOptions = {}) => {
@@ -364,6 +366,11 @@ export class Hearth {
       },
     };
     return Object.freeze(context);
+  }
+
+  /** Every registered API operation with the plugin (or kernel area) that registered it. */
+  get apiOperations(): readonly RegisteredOperation[] {
+    return this.operations;
   }
 
   /** The maintenance commands plugins registered (`hearth plugins run`), by plugin name. */

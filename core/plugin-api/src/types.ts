@@ -358,7 +358,7 @@ export interface ApiOperation<Body = any, Query = any, Params = any> {
   scopes: ScopeCategory[] | 'public';
   auth?: AuthRequirement;
   /** What the operation acts on and what the caller needs of it; checked by the kernel's one access module. */
-  access?: OperationAccess; // TRANSITION: becomes required once every kernel operation declares it
+  access: OperationAccess;
   /** Schema of the path parameters (an object schema; all properties required). */
   params?: JsonSchema;
   /** Schema of the query string (an object schema; types are coerced). */

@@ -44,7 +44,8 @@ export default definePlugin<MiscSettings>({
 
 function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
   const config = ctx.forge.raw;
-  const common = { tag: 'miscellaneous', scopes: 'public' as const };
+  // Instance-wide answers: markdown renders only the text it is given (Context shapes links, no repository is read).
+  const common = { tag: 'miscellaneous', scopes: 'public' as const, access: 'anyone' as const };
   const ops: ApiOperation[] = [
     {
       ...common, method: 'get', path: '/version', operationId: 'getVersion', summary: "Returns the version of the Gitea API this server speaks",

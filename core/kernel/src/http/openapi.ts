@@ -49,6 +49,7 @@ export function buildOpenApi(
       responses,
       'x-hearth-scopes': op.scopes,
       'x-hearth-auth': op.auth ?? 'optional',
+      'x-hearth-access': op.access,
       'x-hearth-plugin': owner,
     };
   }
@@ -60,7 +61,7 @@ export function buildOpenApi(
     swagger: '2.0',
     info: {
       title: `${info.title} API`,
-      description: 'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token categories an operation needs; the level follows the HTTP method (GET read, DELETE delete, others write).',
+      description: 'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token categories an operation needs; the level follows the HTTP method (GET read, DELETE delete, others write). x-hearth-access states what the operation acts on and the access it needs (see the Permissions section of the README).',
       license: { name: 'MIT', url: 'http://opensource.org/licenses/MIT' },
       version: info.version,
     },

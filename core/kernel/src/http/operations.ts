@@ -13,6 +13,8 @@ import {
   type Logger,
   type Paging,
   type Principal,
+  jsonNestingDepth,
+  MAX_JSON_DEPTH,
 } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { SchemaRegistry, describeErrors } from '../schemas';
@@ -142,7 +144,7 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
     if (validateParams) check(validateParams(), params, 'path');
     // The target is resolved before the query and body are read: a caller who may not see it
     // learns nothing from input rules, and every operation answers 404/403 the same way.
-    const target = await deps.resolveAccess(op.access ?? 'anyone', params, principal); // TRANSITION
+    const target = await deps.resolveAccess(op.access, params, principal);
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
     if (validateQuery) check(validateQuery(), query, 'query');
     const body = op.body || op.bodyType === 'text' ? await parseBody(req, res, op, readBody) : undefined;
@@ -201,36 +203,6 @@ async function parseBody(req: Request, res: Response, op: ApiOperation, readBody
   } catch (err) {
     throw ApiError.unprocessable(`body: invalid JSON: ${(err as Error).message}`);
   }
-}
-
-/** No request body of the API nests deeper than a few levels; validation and handlers recurse, so deep input stops here. */
-export const MAX_JSON_DEPTH = 64;
-
-/**
- * The deepest nesting of arrays and objects in a JSON text, counted on the bytes before parsing
- * (brackets inside strings do not count). Stops counting once past four times the limit.
- */
-export function jsonNestingDepth(buffer: Buffer): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < buffer.length; i++) {
-    const c = buffer[i];
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > MAX_JSON_DEPTH * 4) return deepest;
-      }
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return deepest;
 }
 
 export function pagingOf(query: Record<string, unknown>, config: HearthConfig): Paging {

@@ -21,7 +21,7 @@ export async function resolveAssignees(deps: KernelServices, o: OpenedRepo, isPu
     }
     const principal: Principal = { user: deps.users.toInfo(row), method: 'internal', scopes: null, publicOnly: false };
     const unit = isPull ? 'pulls' : 'issues';
-    const level = await deps.repos.unitPermission(o.r.repo, principal, unit, o.r.owner);
+    const level = await deps.repos.access.unitPermission(o.r.repo, principal, unit, o.r.owner);
     if (!row.is_active || (level !== 'write' && level !== 'admin')) {
       throw ApiError.unprocessable(`user ${name} cannot be assigned: assignees need write access to the ${unit} of ${o.r.owner.name}/${o.r.repo.name}`, { errors: [{ field: 'assignees', message: `${name} has no write access` }] });
     }

@@ -3,7 +3,9 @@ import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
-import { canSeeOrg, insertId, isOrgOwner } from '../orgs/org-store';
+import { insertId } from '../orgs/org-store';
+import { ownerOf } from '../access/operation-access';
+import { readableRepoIds } from '../access/readable-repos';
 import { nowUnix, type UserRow } from '../users/models';
 import { issueContext, list, parseTime, type IssueContext, type RepoParams } from './issue-context';
 import { inTransaction, labelColor, labelPatch, toIssue, toLabel, toMilestone, type IssueRow, type LabelBody, type LabelRow } from './issue-store';
@@ -50,24 +52,14 @@ function tapOrgLabelCleanup({ hooks }: KernelServices): void {
 /**
  * `/orgs/{org}/labels…`: labels of an organization (rows with `org_id`, `repo_id` 0), usable on
  * the issues of all its repositories. Reading needs the organization to be visible to the caller;
- * changes need an owner of the organization (or a site admin), as Gitea's reqOrgOwnership.
+ * changes need an owner of the organization (or a site admin), as Gitea's reqOrgOwnership: both declared.
  */
 function orgLabelOperations(deps: KernelServices): ApiOperation[] {
-  const { db, users, config, http } = deps;
+  const { db, config, http } = deps;
   const labelJson = (org: UserRow, l: LabelRow) => ({
     id: l.id, name: l.name, exclusive: l.exclusive, color: l.color.replace(/^#/, ''), description: l.description,
     url: `${config.server.ROOT_URL}api/v1/orgs/${encodeURIComponent(org.name)}/labels/${l.id}`,
   });
-  const requireOrg = async (name: string, viewer: Principal | null): Promise<UserRow> => {
-    const org = await users.byName(name);
-    if (!org || org.type !== 1 || !(await canSeeOrg(db, org, viewer))) throw ApiError.notFound(`organization does not exist [name: ${name}]`);
-    return org;
-  };
-  const requireOwner = async (org: UserRow, p: Principal | null): Promise<void> => {
-    if (!p) throw ApiError.unauthorized();
-    if (p.user.isAdmin && !p.publicOnly) return;
-    if (p.publicOnly || !(await isOrgOwner(db, org.id, p.user.id))) throw ApiError.forbidden('you must be an owner of the organization to change its labels');
-  };
   const labelOf = async (org: UserRow, id: number): Promise<LabelRow> => {
     const row = await db('label').where({ id, org_id: org.id, repo_id: 0 }).first();
     if (!row) throw ApiError.notFound(`label does not exist [id: ${id}]`);
@@ -77,10 +69,10 @@ function orgLabelOperations(deps: KernelServices): ApiOperation[] {
   const base = { tag: 'organization', scopes: ['organization'] as ['organization'] };
   return [
     {
-      ...base, method: 'get', path: '/orgs/{org}/labels', operationId: 'orgListLabels', summary: "List an organization's labels",
+      ...base, method: 'get', path: '/orgs/{org}/labels', operationId: 'orgListLabels', access: { org: 'visible' }, summary: "List an organization's labels",
       params: ORG_PARAMS, paged: true, responses: { 200: list('Label'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, OrgParams>) => {
-        const org = await requireOrg(req.params.org, req.principal);
+        const org = ownerOf(req);
         const q = db('label').where({ org_id: org.id, repo_id: 0 });
         const [{ n }] = await q.clone().count({ n: '*' });
         const rows = (await q.clone().orderBy([{ column: 'name', order: 'asc' }, { column: 'id', order: 'asc' }]).offset(req.paging.offset).limit(req.paging.limit)).map(toLabel);
@@ -88,11 +80,10 @@ function orgLabelOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'post', path: '/orgs/{org}/labels', operationId: 'orgCreateLabel', summary: 'Create a label for an organization', auth: 'required',
+      ...base, method: 'post', path: '/orgs/{org}/labels', operationId: 'orgCreateLabel', access: { org: 'owner' }, summary: 'Create a label for an organization', auth: 'required',
       params: ORG_PARAMS, body: 'CreateLabelOption', bodyRequired: true, responses: { 201: 'Label', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Required<Pick<LabelBody, 'name' | 'color'>> & LabelBody, unknown, OrgParams>) => {
-        const org = await requireOrg(req.params.org, req.principal);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const now = nowUnix();
         const id = await insertId(db, 'label', {
           repo_id: 0, org_id: org.id, name: req.body.name, color: labelColor(req.body.color), description: req.body.description ?? '',
@@ -102,30 +93,28 @@ function orgLabelOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/orgs/{org}/labels/{id}', operationId: 'orgGetLabel', summary: 'Get a single label',
+      ...base, method: 'get', path: '/orgs/{org}/labels/{id}', operationId: 'orgGetLabel', access: { org: 'visible' }, summary: 'Get a single label',
       params: ORG_ID_PARAMS, responses: { 200: 'Label', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, OrgIdParams>) => {
-        const org = await requireOrg(req.params.org, req.principal);
+        const org = ownerOf(req);
         return ok(labelJson(org, await labelOf(org, req.params.id)));
       },
     },
     {
-      ...base, method: 'patch', path: '/orgs/{org}/labels/{id}', operationId: 'orgEditLabel', summary: 'Update a label', auth: 'required',
+      ...base, method: 'patch', path: '/orgs/{org}/labels/{id}', operationId: 'orgEditLabel', access: { org: 'owner' }, summary: 'Update a label', auth: 'required',
       params: ORG_ID_PARAMS, body: 'EditLabelOption', bodyRequired: true, responses: { 200: 'Label', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<LabelBody, unknown, OrgIdParams>) => {
-        const org = await requireOrg(req.params.org, req.principal);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const label = await labelOf(org, req.params.id);
         await db('label').where('id', label.id).update(labelPatch(req.body, nowUnix()));
         return ok(labelJson(org, await labelOf(org, label.id)));
       },
     },
     {
-      ...base, method: 'delete', path: '/orgs/{org}/labels/{id}', operationId: 'orgDeleteLabel', summary: 'Delete a label', auth: 'required',
+      ...base, method: 'delete', path: '/orgs/{org}/labels/{id}', operationId: 'orgDeleteLabel', access: { org: 'owner' }, summary: 'Delete a label', auth: 'required',
       params: ORG_ID_PARAMS, responses: { 204: 'label deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, OrgIdParams>) => {
-        const org = await requireOrg(req.params.org, req.principal);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const label = await labelOf(org, req.params.id);
         await inTransaction(db, async (trx) => {
           await trx('issue_label').where('label_id', label.id).delete();
@@ -144,12 +133,12 @@ function labelTemplateOperations({ config }: KernelServices): ApiOperation[] {
   const templates = () => labelTemplatesFor(config);
   return [
     {
-      method: 'get', path: '/label/templates', operationId: 'listLabelTemplates', tag: 'miscellaneous', summary: 'Returns a list of all label templates', scopes: 'public',
+      method: 'get', path: '/label/templates', operationId: 'listLabelTemplates', access: 'anyone', tag: 'miscellaneous', summary: 'Returns a list of all label templates', scopes: 'public',
       responses: { 200: { description: 'LabelTemplateList', schema: { type: 'array', items: { type: 'string' } } } },
       handler: () => ok(templates().names()),
     },
     {
-      method: 'get', path: '/label/templates/{name}', operationId: 'getLabelTemplateInfo', tag: 'miscellaneous', summary: 'Returns all labels in a template', scopes: 'public',
+      method: 'get', path: '/label/templates/{name}', operationId: 'getLabelTemplateInfo', access: 'anyone', tag: 'miscellaneous', summary: 'Returns all labels in a template', scopes: 'public',
       params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the template' } }, required: ['name'] },
       responses: { 200: { description: 'LabelTemplateInfo', schema: { type: 'array', items: { $ref: 'LabelTemplate' } } }, 404: 'APIError', 422: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, { name: string }>) => {
@@ -175,22 +164,22 @@ function milestoneDocumentOperations({ db }: KernelServices, ctx: IssueContext):
   const documentSchema = { type: 'array', description: 'Milestone interchange document (JSON Schema draft-04: schemas/migration/milestone.draft-04.json)', items: { type: 'object' } };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/interchange/milestones', operationId: 'hearthExportMilestones',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/interchange/milestones', operationId: 'hearthExportMilestones', access: { repo: { need: 'read', unit: 'issues' } },
       summary: `Export a repository's milestones as the interchange document. ${DOCUMENT_NOTE}`,
       params: OWNER_REPO_PARAMS, responses: { 200: { description: 'MilestoneDocument', schema: documentSchema }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const rows = (await db('milestone').where('repo_id', o.r.repo.id).orderBy('id')).map(toMilestone);
         return ok(milestonesToDocument(rows));
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/interchange/milestones', operationId: 'hearthImportMilestones', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/interchange/milestones', operationId: 'hearthImportMilestones', access: { repo: { need: 'write', unit: 'issues' } }, auth: 'required',
       summary: `Import milestones from an interchange document. ${DOCUMENT_NOTE}`,
       params: OWNER_REPO_PARAMS, body: { description: documentSchema.description }, bodyRequired: true,
       responses: { 201: list('Milestone'), 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const problems = validateMilestoneDocument(req.body);
         if (problems.length) {
           throw ApiError.unprocessable(`the milestone document is not valid: ${problems.slice(0, 5).map((p) => `${p.field} ${p.message}`).join('; ')}`, { errors: problems });
@@ -238,29 +227,13 @@ interface SearchQuery {
 }
 
 /**
- * Ids of the repositories whose issues `viewer` may see, as a subquery (never loaded into memory):
- * the rules of RepoService.permission at repository level — site admins see all; anonymous and
- * public-only callers see public repositories of users and public organizations; a signed-in user
- * also sees their own, those they collaborate on, those their teams cover (a listed repository,
- * an all-repositories team, the Owners team), and public repositories of private organizations
- * they belong to. Repositories with the issues unit switched off are left out.
+ * Ids of the repositories whose issues `viewer` may search, as a subquery (never loaded into
+ * memory): those they may read (readableRepoIds) with the issues unit switched on.
  */
-export function visibleRepoIds(db: Knex, viewer: Principal | null): Knex.QueryBuilder {
+function searchableRepoIds(db: Knex, viewer: Principal | null): Knex.QueryBuilder {
   const q = db('repositories as vr').select('vr.id').whereNot('vr.units', 'like', '%"issues":false%');
-  if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return q;
-  const nonPublicOrgs = db('users').where('type', 1).whereNot('visibility', 0).select('id');
-  if (!viewer || viewer.publicOnly) return q.where('vr.is_private', false).whereNotIn('vr.owner_id', nonPublicOrgs);
-  const uid = viewer.user.id;
-  const privateOrgs = db('users').where('type', 1).where('visibility', 2).select('id');
-  const myOrgs = db('team_users').where('uid', uid).select('org_id');
-  return q.where((w) => {
-    w.where('vr.owner_id', uid)
-      .orWhereIn('vr.id', db('collaborations').where('user_id', uid).select('repo_id'))
-      .orWhereIn('vr.id', db('team_repos as tr').join('team_users as tu', 'tu.team_id', 'tr.team_id').where('tu.uid', uid).select('tr.repo_id'))
-      .orWhereIn('vr.owner_id', db('team_users as tu').join('teams as t', 't.id', 'tu.team_id').where('tu.uid', uid)
-        .where((t) => t.where('t.includes_all_repositories', true).orWhere('t.authorize', '>=', 4)).select('tu.org_id'))
-      .orWhere((p) => p.where('vr.is_private', false).where((o) => o.whereNotIn('vr.owner_id', privateOrgs).orWhereIn('vr.owner_id', myOrgs)));
-  });
+  const readable = readableRepoIds(db, viewer);
+  return readable ? q.whereIn('vr.id', readable) : q;
 }
 
 function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
@@ -289,13 +262,13 @@ function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOper
 
   return [
     {
-      method: 'get', path: '/repos/issues/search', operationId: 'issueSearchIssues', tag: 'issue', scopes: ['issue'],
+      method: 'get', path: '/repos/issues/search', operationId: 'issueSearchIssues', access: 'anyone', tag: 'issue', scopes: ['issue'],
       summary: 'Search for issues across the repositories that the user has access to',
       query, paged: true, responses: { 200: list('Issue'), 400: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, SearchQuery>) => {
         const f = req.query;
         const viewer = req.principal;
-        const repoIds = visibleRepoIds(db, viewer);
+        const repoIds = searchableRepoIds(db, viewer);
         if (f.owner) {
           const owner = await users.byName(f.owner);
           if (!owner) throw ApiError.badRequest(`Owner not found [name: ${f.owner}]`);
@@ -362,7 +335,7 @@ function issueSearchOperations(deps: KernelServices, ctx: IssueContext): ApiOper
       const repo = await repos.byId(repoId);
       const owner = repo ? await users.byId(repo.owner_id) : undefined;
       if (!repo || !owner) continue;
-      if ((await repos.unitPermission(repo, viewer, 'issues', owner)) === 'none') continue;
+      if ((await repos.access.unitPermission(repo, viewer, 'issues', owner)) === 'none') continue;
       const r = { repo, owner } as ResolvedRepo;
       const out = await c.issueJsons(r, issues, viewer);
       issues.forEach((issue, i) => jsons.set(issue.id, out[i]));

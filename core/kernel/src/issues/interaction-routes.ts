@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import { repoOf } from '../access/operation-access';
 import { ZERO_ID } from '../repos/git';
 import { withConflictRetry } from '../db/retry';
 import { isUniqueViolation } from '../db/errors';
@@ -45,22 +46,21 @@ const NAME_QUERY = { type: 'object', properties: { name: { type: 'string', maxLe
  * `issues/pinned` is not read as an index.
  */
 export function pinnedListOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
-  const { db, repos } = deps;
+  const { db } = deps;
+  /** Pinned issues need the issues unit, pinned pull requests the pulls unit (each route declares its own). */
   const pinned = async (req: ApiRequest<unknown, unknown, RepoParams>, isPull: boolean) => {
-    let r: ResolvedRepo;
-    if (isPull) r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'pulls'), 'pulls');
-    else r = (await ctx.open(req, 'read')).r;
+    const r = repoOf(req);
     const rows = (await db('issue').where({ repo_id: r.repo.id, is_pull: isPull }).where('pin_order', '>', 0).orderBy('pin_order')).map(toIssue);
     return ok(await ctx.issueJsons(r, rows, req.principal));
   };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/pinned', operationId: 'repoListPinnedIssues', summary: "List a repo's pinned issues",
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/pinned', operationId: 'repoListPinnedIssues', access: { repo: { need: 'read', unit: 'issues' } }, summary: "List a repo's pinned issues",
       params: OWNER_REPO_PARAMS, responses: { 200: list('Issue'), 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, RepoParams>) => pinned(req, false),
     },
     {
-      ...base, tag: 'repository', method: 'get', path: '/repos/{owner}/{repo}/pulls/pinned', operationId: 'repoListPinnedPullRequests', summary: "List a repo's pinned pull requests",
+      ...base, tag: 'repository', method: 'get', path: '/repos/{owner}/{repo}/pulls/pinned', operationId: 'repoListPinnedPullRequests', access: { repo: { need: 'read', unit: 'pulls' } }, summary: "List a repo's pinned pull requests",
       scopes: ['repository'] as ['repository'], params: OWNER_REPO_PARAMS, responses: { 200: list('Issue'), 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, RepoParams>) => pinned(req, true),
     },
@@ -95,15 +95,8 @@ async function issuesAnywhere(deps: KernelServices, ctx: IssueContext, ids: numb
   for (const row of rows) {
     if (!resolved.has(row.repo_id)) {
       const repo = await deps.repos.byId(row.repo_id);
-      let r: ResolvedRepo | null = null;
-      if (repo) {
-        try {
-          r = deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, viewer, 'read', 'issues'), 'issues');
-        } catch {
-          r = null;
-        }
-      }
-      resolved.set(row.repo_id, r);
+      const owner = repo ? await deps.users.byId(repo.owner_id) : undefined;
+      resolved.set(row.repo_id, repo && owner ? await deps.repos.access.check(repo, owner, viewer, 'read', 'issues').catch(() => null) : null);
     }
     const r = resolved.get(row.repo_id);
     if (r) out.set(row.id, (await ctx.issueJsons(r, [row], viewer))[0]);
@@ -116,32 +109,32 @@ async function issuesAnywhere(deps: KernelServices, ctx: IssueContext, ids: numb
 function pinOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
   const { db, config } = deps;
   const pinChange = async (req: ApiRequest<any, any, IndexParams>, work: (trx: Knex.Transaction, fresh: IssueRow) => Promise<unknown>) => {
-    const o = await ctx.open(req, 'write');
+    const o = await ctx.open(req);
     const issue = await ctx.issueByIndex(o.r, req.params.index);
     await withConflictRetry(() => withPinLock(db, issue, work));
     return noContent();
   };
   return [
     {
-      ...base, tag: 'repository', scopes: ['repository'] as ['repository'], method: 'get', path: '/repos/{owner}/{repo}/new_pin_allowed', operationId: 'repoNewPinAllowed',
+      ...base, tag: 'repository', scopes: ['repository'] as ['repository'], method: 'get', path: '/repos/{owner}/{repo}/new_pin_allowed', operationId: 'repoNewPinAllowed', access: { repo: { need: 'read' } },
       summary: 'Returns if new Issue Pins are allowed', params: OWNER_REPO_PARAMS, responses: { 200: 'NewIssuePinsAllowed', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = (await deps.repos.resolve(req.params.owner, req.params.repo, req.principal, 'read')).repo;
-        return ok({ issues: await newPinAllowed(db, config, r.id, false), pull_requests: await newPinAllowed(db, config, r.id, true) });
+        const { repo } = repoOf(req);
+        return ok({ issues: await newPinAllowed(db, config, repo.id, false), pull_requests: await newPinAllowed(db, config, repo.id, true) });
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'pinIssue', summary: 'Pin an Issue', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'pinIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Pin an Issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'pinned', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, (trx, fresh) => pinLocked(trx, config, fresh, req.principal!.user.id)),
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'unpinIssue', summary: 'Unpin an Issue', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'unpinIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Unpin an Issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'unpinned', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, (trx, fresh) => unpinLocked(trx, fresh, req.principal!.user.id)),
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}/pin/{position}', operationId: 'moveIssuePin', summary: 'Moves the Pin to the given Position', auth: 'required',
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}/pin/{position}', operationId: 'moveIssuePin', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Moves the Pin to the given Position', auth: 'required',
       params: POSITION_PARAMS, responses: { 204: 'moved', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams & { position: number }>) => pinChange(req, (trx, fresh) => moveLocked(trx, fresh, req.params.position)),
     },
@@ -153,7 +146,7 @@ function pinOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] 
 function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
   const { db } = deps;
   const setLock = async (req: ApiRequest<{ lock_reason?: string } | undefined, unknown, IndexParams>, locked: boolean) => {
-    const o = await ctx.open(req, 'write');
+    const o = await ctx.open(req);
     const issue = await ctx.issueByIndex(o.r, req.params.index);
     await db.transaction(async (trx) => {
       const changed = await trx('issue').where({ id: issue.id, is_locked: !locked }).update({ is_locked: locked, updated_unix: nowUnix() });
@@ -165,11 +158,11 @@ function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
   };
   return [
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/deadline', operationId: 'issueEditIssueDeadline',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/deadline', operationId: 'issueEditIssueDeadline', access: { repo: { need: 'write', unit: 'issues' } },
       summary: 'Set an issue deadline. If set to null, the deadline is deleted. If using deadline only the date will be taken into account, and time of day ignored.', auth: 'required',
       params: INDEX_PARAMS, body: 'EditDeadlineOption', bodyRequired: true, responses: { 201: 'IssueDeadline', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ due_date: string }, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const t = parseTime(req.body.due_date, 'due_date');
         // As Gitea: the end (23:59:59) of the given day; the zero time removes the deadline.
@@ -183,12 +176,12 @@ function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
       },
     },
     {
-      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/lock', operationId: 'issueLockIssue', summary: 'Lock an issue', auth: 'required',
+      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/lock', operationId: 'issueLockIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Lock an issue', auth: 'required',
       params: INDEX_PARAMS, body: 'LockIssueOption', responses: { 204: 'locked', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<{ lock_reason?: string } | undefined, unknown, IndexParams>) => setLock(req, true),
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/lock', operationId: 'issueUnlockIssue', summary: 'Unlock an issue', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/lock', operationId: 'issueUnlockIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Unlock an issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'unlocked', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<undefined, unknown, IndexParams>) => setLock(req, false),
     },
@@ -212,7 +205,7 @@ function subscriptionOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
     return !!(await db('comment').where({ issue_id: issue.id, poster_id: userId }).whereIn('type', CONVERSATION_TYPES).first('id'));
   };
   const setWatch = async (req: ApiRequest<unknown, unknown, IndexParams & { user: string }>, watch: boolean) => {
-    const o = await ctx.open(req, 'read');
+    const o = await ctx.open(req);
     if (!req.principal) throw ApiError.unauthorized();
     const issue = await ctx.issueByIndex(o.r, req.params.index);
     const user = await users.byName(req.params.user);
@@ -228,10 +221,10 @@ function subscriptionOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
   };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions', operationId: 'issueSubscriptions', summary: 'Get users who subscribed on an issue.',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions', operationId: 'issueSubscriptions', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get users who subscribed on an issue.',
       params: INDEX_PARAMS, paged: true, responses: { 200: list('User'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const q = db('issue_watch as w').join('users as u', 'u.id', 'w.user_id').where({ 'w.issue_id': issue.id, 'w.is_watching': true, 'u.is_active': true });
         const [{ n }] = await q.clone().count({ n: '*' });
@@ -241,10 +234,10 @@ function subscriptionOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/check', operationId: 'issueCheckSubscription', summary: 'Check if user is subscribed to an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/check', operationId: 'issueCheckSubscription', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Check if user is subscribed to an issue',
       auth: 'required', params: INDEX_PARAMS, responses: { 200: 'WatchInfo', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const subscribed = await watching(req.principal!.user.id, issue);
         const urls = ctx.repoUrls(o.r);
@@ -252,12 +245,12 @@ function subscriptionOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}', operationId: 'issueAddSubscription', summary: 'Subscribe user to issue',
+      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}', operationId: 'issueAddSubscription', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Subscribe user to issue',
       auth: 'required', params: USER_PARAMS, responses: { 200: 'Already subscribed', 201: 'Successfully Subscribed', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams & { user: string }>) => setWatch(req, true),
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}', operationId: 'issueDeleteSubscription', summary: 'Unsubscribe user from issue',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}', operationId: 'issueDeleteSubscription', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Unsubscribe user from issue',
       auth: 'required', params: USER_PARAMS, responses: { 200: 'Already unsubscribed', 201: 'Successfully Unsubscribed', 403: 'APIError', 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams & { user: string }>) => setWatch(req, false),
     },
@@ -275,13 +268,13 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
   const metaIssue = async (req: ApiRequest<IssueMeta, unknown, IndexParams>): Promise<{ o: OpenedRepo; issue: IssueRow }> => {
     const owner = req.body.owner?.trim() || req.params.owner;
     const repo = req.body.repo?.trim() || req.params.repo;
-    const o = await ctx.open({ ...req, params: { ...req.params, owner, repo } }, 'read');
+    const o = await ctx.openOther(owner, repo, req.principal);
     return { o, issue: await ctx.issueByIndex(o.r, req.body.index) };
   };
 
   /** List the issues on the other side of the URL issue's dependencies: `blockers` (it depends on them) or `blocked` (they depend on it). */
   const listSide = async (req: ApiRequest<unknown, unknown, IndexParams>, side: 'blockers' | 'blocked') => {
-    const o = await ctx.open(req, 'read');
+    const o = await ctx.open(req);
     const issue = await ctx.issueByIndex(o.r, req.params.index);
     const [mine, other] = side === 'blockers' ? ['issue_id', 'dependency_id'] : ['dependency_id', 'issue_id'];
     const q = db('issue_dependency').where(mine, issue.id);
@@ -322,7 +315,7 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
     });
   };
   const urlIssue = async (req: ApiRequest<any, any, IndexParams>) => {
-    const o = await ctx.open(req, 'read');
+    const o = await ctx.open(req);
     return { o, issue: await ctx.issueByIndex(o.r, req.params.index) };
   };
   const one = async (side: { o: OpenedRepo; issue: IssueRow }, req: ApiRequest<any, any, any>) => (await ctx.issueJsons(side.o.r, [await ctx.issueByIndex(side.o.r, side.issue.index)], req.principal))[0];
@@ -330,12 +323,12 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
   const pageq = { type: 'object', properties: {} };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueListIssueDependencies', summary: "List an issue's dependencies, i.e all issues that block this issue.",
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueListIssueDependencies', access: { repo: { need: 'read', unit: 'issues' } }, summary: "List an issue's dependencies, i.e all issues that block this issue.",
       params: INDEX_PARAMS, query: pageq, paged: true, responses: { 200: list('Issue'), 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams>) => listSide(req, 'blockers'),
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueCreateIssueDependencies', summary: 'Make the issue in the url depend on the issue in the form.',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueCreateIssueDependencies', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Make the issue in the url depend on the issue in the form.',
       auth: 'required', params: INDEX_PARAMS, body: 'IssueMeta', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<IssueMeta, unknown, IndexParams>) => {
         const target = await urlIssue(req);
@@ -344,7 +337,7 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueRemoveIssueDependencies', summary: 'Remove an issue dependency',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueRemoveIssueDependencies', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Remove an issue dependency',
       auth: 'required', params: INDEX_PARAMS, body: 'IssueMeta', bodyRequired: true, responses: { 200: 'Issue', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<IssueMeta, unknown, IndexParams>) => {
         const target = await urlIssue(req);
@@ -353,12 +346,12 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueListBlocks', summary: 'List issues that are blocked by this issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueListBlocks', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'List issues that are blocked by this issue',
       params: INDEX_PARAMS, query: pageq, paged: true, responses: { 200: list('Issue'), 404: 'APIError' },
       handler: (req: ApiRequest<unknown, unknown, IndexParams>) => listSide(req, 'blocked'),
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueCreateIssueBlocking', summary: 'Block the issue given in the body by the issue in path',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueCreateIssueBlocking', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Block the issue given in the body by the issue in path',
       auth: 'required', params: INDEX_PARAMS, body: 'IssueMeta', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<IssueMeta, unknown, IndexParams>) => {
         const dependency = await urlIssue(req);
@@ -367,7 +360,7 @@ function dependencyOperations(deps: KernelServices, ctx: IssueContext): ApiOpera
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueRemoveIssueBlocking', summary: 'Unblock the issue given in the body by the issue in path',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/blocks', operationId: 'issueRemoveIssueBlocking', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Unblock the issue given in the body by the issue in path',
       auth: 'required', params: INDEX_PARAMS, body: 'IssueMeta', bodyRequired: true, responses: { 200: 'Issue', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<IssueMeta, unknown, IndexParams>) => {
         const dependency = await urlIssue(req);
@@ -412,10 +405,10 @@ function reactionOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
   const body = 'EditReactionOption';
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issueGetIssueReactions', summary: 'Get a list reactions of an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issueGetIssueReactions', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get a list reactions of an issue',
       params: INDEX_PARAMS, paged: true, responses: { 200: list('Reaction'), 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const q = db('reaction').where({ issue_id: issue.id, comment_id: 0 });
         const [{ n }] = await q.clone().count({ n: '*' });
@@ -424,7 +417,7 @@ function reactionOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issuePostIssueReaction', summary: 'Add a reaction to an issue', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issuePostIssueReaction', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Add a reaction to an issue', auth: 'required',
       params: INDEX_PARAMS, body, bodyRequired: true, responses: { 200: 'Reaction', 201: 'Reaction', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<{ content: string }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -432,7 +425,7 @@ function reactionOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issueDeleteIssueReaction', summary: 'Remove a reaction from an issue', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/reactions', operationId: 'issueDeleteIssueReaction', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Remove a reaction from an issue', auth: 'required',
       params: INDEX_PARAMS, body, bodyRequired: true, responses: { 200: 'removed', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<{ content: string }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -440,16 +433,16 @@ function reactionOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issueGetCommentReactions', summary: 'Get a list of reactions from a comment of an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issueGetCommentReactions', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get a list of reactions from a comment of an issue',
       params: ID_PARAMS, responses: { 200: list('Reaction'), 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const { comment } = await commentOf(o, req.params.id);
         return ok(await reactionJsons(await db('reaction').where({ comment_id: comment.id }).orderBy('id'), req.principal));
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issuePostCommentReaction', summary: 'Add a reaction to a comment of an issue',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issuePostCommentReaction', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Add a reaction to a comment of an issue',
       auth: 'required', params: ID_PARAMS, body, bodyRequired: true, responses: { 200: 'Reaction', 201: 'Reaction', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<{ content: string }, unknown, IdParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -458,7 +451,7 @@ function reactionOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issueDeleteCommentReaction', summary: 'Remove a reaction from a comment of an issue',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/comments/{id}/reactions', operationId: 'issueDeleteCommentReaction', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Remove a reaction from a comment of an issue',
       auth: 'required', params: ID_PARAMS, body, bodyRequired: true, responses: { 200: 'removed', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<{ content: string }, unknown, IdParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -514,7 +507,7 @@ function assetOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
     const itemParams = of === 'issue' ? ASSET_PARAMS : COMMENT_ASSET_PARAMS;
     ops.push(
       {
-        ...base, method: 'get', path: prefix, operationId: `issueList${Name}Attachments`, summary: `List ${of} attachments`,
+        ...base, method: 'get', path: prefix, operationId: `issueList${Name}Attachments`, access: { repo: { need: 'read', unit: 'issues' } }, summary: `List ${of} attachments`,
         params, responses: { 200: ATTACHMENT_LIST, 404: 'APIError' },
         handler: async (req: ApiRequest<unknown, unknown, any>) => {
           const t = await target(req, of, 'read');
@@ -522,7 +515,7 @@ function assetOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
         },
       },
       {
-        ...base, method: 'post', path: prefix, operationId: `issueCreate${Name}Attachment`, summary: `Create an ${of} attachment (multipart/form-data, file field "attachment")`,
+        ...base, method: 'post', path: prefix, operationId: `issueCreate${Name}Attachment`, access: { repo: { need: 'read', unit: 'issues' } }, summary: `Create an ${of} attachment (multipart/form-data, file field "attachment")`,
         auth: 'required', params, query: NAME_QUERY, responses: { 201: 'Attachment', 400: 'APIError', 403: 'APIError', 404: 'APIError', 413: 'APIError', 422: 'APIError' },
         handler: async (req: ApiRequest<unknown, { name?: string }, any>) => {
           const t = await target(req, of, 'write');
@@ -532,12 +525,12 @@ function assetOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
         },
       },
       {
-        ...base, method: 'get', path: `${prefix}/{attachment_id}`, operationId: `issueGet${Name}Attachment`, summary: `Get an ${of} attachment`,
+        ...base, method: 'get', path: `${prefix}/{attachment_id}`, operationId: `issueGet${Name}Attachment`, access: { repo: { need: 'read', unit: 'issues' } }, summary: `Get an ${of} attachment`,
         params: itemParams, responses: { 200: 'Attachment', 404: 'APIError' },
         handler: async (req: ApiRequest<unknown, unknown, any>) => ok(json(await attachment(req, of, 'read'))),
       },
       {
-        ...base, method: 'patch', path: `${prefix}/{attachment_id}`, operationId: `issueEdit${Name}Attachment`, summary: `Edit an ${of} attachment`,
+        ...base, method: 'patch', path: `${prefix}/{attachment_id}`, operationId: `issueEdit${Name}Attachment`, access: { repo: { need: 'read', unit: 'issues' } }, summary: `Edit an ${of} attachment`,
         auth: 'required', params: itemParams, body: 'EditAttachmentOptions', responses: { 201: 'Attachment', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
         handler: async (req: ApiRequest<{ name?: string } | undefined, unknown, any>) => {
           const row = await attachment(req, of, 'write');
@@ -545,7 +538,7 @@ function assetOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
         },
       },
       {
-        ...base, method: 'delete', path: `${prefix}/{attachment_id}`, operationId: `issueDelete${Name}Attachment`, summary: `Delete an ${of} attachment`,
+        ...base, method: 'delete', path: `${prefix}/{attachment_id}`, operationId: `issueDelete${Name}Attachment`, access: { repo: { need: 'read', unit: 'issues' } }, summary: `Delete an ${of} attachment`,
         auth: 'required', params: itemParams, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
         handler: async (req: ApiRequest<unknown, unknown, any>) => {
           await store.remove([await attachment(req, of, 'write')]);
@@ -606,10 +599,10 @@ function timelineOperations(deps: KernelServices, ctx: IssueContext): ApiOperati
 
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/timeline', operationId: 'issueGetCommentsAndTimeline', summary: 'List all comments and events on an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/timeline', operationId: 'issueGetCommentsAndTimeline', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'List all comments and events on an issue',
       params: INDEX_PARAMS, query: { type: 'object', properties: TIME_RANGE }, paged: true, responses: { 200: list('TimelineComment'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { since?: string; before?: string }, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const q = hideOthersPendingReviewComments(db('comment').where('issue_id', issue.id), req.principal);
         if (req.query.since) q.where('updated_unix', '>=', parseTime(req.query.since, 'since'));
@@ -653,7 +646,7 @@ function tapClosingKeywords(deps: KernelServices, ctx: IssueContext, events: Iss
           try {
             const owner = ref.owner ?? repo.owner_name;
             const name = ref.repo ?? repo.name;
-            r = repos.requireUnit(await repos.resolve(owner, name, principal, 'read', 'issues'), 'issues');
+            r = await repos.access.resolveRepo(owner, name, principal, 'read', 'issues');
           } catch {
             continue;
           }
@@ -663,7 +656,7 @@ function tapClosingKeywords(deps: KernelServices, ctx: IssueContext, events: Iss
           if (await db('comment').where({ issue_id: issue.id, type: COMMENT_TYPE.commit_ref, commit_sha: sha }).first('id')) continue;
           await recordIssueEvent(db, { repoId: issue.repo_id, issueId: issue.id, actorId: actor.id, type: 'commit_ref', content: (message ?? '').trim(), commit_sha: sha, ref_repo_id: repo.id, ref_action: ref.action });
           if (ref.action === REF_ACTION.none || issue.is_pull) continue;
-          const level = await repos.unitPermission(r.repo, principal, 'issues', r.owner);
+          const level = await repos.access.unitPermission(r.repo, principal, 'issues', r.owner);
           if (level !== 'write' && level !== 'admin') continue;
           const close = ref.action === REF_ACTION.closes;
           let changed = false;

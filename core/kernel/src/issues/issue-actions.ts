@@ -210,7 +210,7 @@ export async function repoIdLookup(deps: KernelServices, viewer: Principal | nul
     const key = `${ref.owner.toLowerCase()}/${ref.repo.toLowerCase()}`;
     if (ids.has(key)) continue;
     try {
-      ids.set(key, deps.repos.requireUnit(await deps.repos.resolve(ref.owner, ref.repo, viewer, 'read', 'issues'), 'issues').repo.id);
+      ids.set(key, (await deps.repos.access.resolveRepo(ref.owner, ref.repo, viewer, 'read', 'issues')).repo.id);
     } catch {
       ids.set(key, null);
     }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
+import { repoOf } from '../access/operation-access';
 import { unixToIso } from '../users/models';
 import { AttachmentStore, attachmentToApi, type AttachmentRow } from '../releases/attachment-store';
 import { pullsByIssueIds, type PullRow } from '../pulls/pull-store';
@@ -11,10 +12,11 @@ import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRo
 export type RepoParams = { owner: string; repo: string };
 
 /**
- * What a route needs: `read` (the issues unit readable), `participate` (signed in, repository not
- * archived: open issues, comment, edit one's own), `write` (write on the issues unit), `admin`.
+ * What a handler asks beyond its declared access (read, write or admin on the issues unit, checked
+ * by the router): `participate` also needs a signed-in caller and a repository that is not
+ * archived (open issues, comment, react, edit one's own).
  */
-export type IssueNeed = 'read' | 'participate' | 'write' | 'admin';
+export type IssueNeed = 'read' | 'participate';
 
 export interface OpenedRepo {
   r: ResolvedRepo;
@@ -70,20 +72,26 @@ export function issueContext(deps: KernelServices) {
     return out;
   };
 
-  const open = async (req: ApiRequest<any, any, RepoParams>, need: IssueNeed): Promise<OpenedRepo> => {
-    const r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'issues'), 'issues');
-    const level = await repos.unitPermission(r.repo, req.principal, 'issues', r.owner);
-    const archived = Boolean(r.repo.is_archived);
-    const canWrite = (level === 'write' || level === 'admin') && !archived;
-    const isAdmin = level === 'admin';
-    if (need !== 'read') {
-      if (!req.principal) throw ApiError.unauthorized();
-      if (archived) throw ApiError.forbidden('repository is archived');
-    }
-    if (need === 'write' && !canWrite) throw ApiError.forbidden('you do not have write access to the issues of this repository');
-    if (need === 'admin' && !isAdmin) throw ApiError.forbidden('you do not have admin access to this repository');
-    return { r, level, canWrite, isAdmin };
+  /** A resolved repository with the caller's level on its issues unit (per-object checks: the poster or a writer, …). */
+  const withLevel = async (r: ResolvedRepo, principal: Principal | null): Promise<OpenedRepo> => {
+    const level = await repos.access.unitPermission(r.repo, principal, 'issues', r.owner);
+    const canWrite = (level === 'write' || level === 'admin') && !r.repo.is_archived;
+    return { r, level, canWrite, isAdmin: level === 'admin' };
   };
+
+  /** The repository the route's `{ repo }` declaration resolved (the issues unit readable at least). */
+  const open = async (req: ApiRequest<any, any, RepoParams>, need: IssueNeed = 'read'): Promise<OpenedRepo> => {
+    const r = repoOf(req);
+    if (need === 'participate') {
+      if (!req.principal) throw ApiError.unauthorized();
+      if (r.repo.is_archived) throw ApiError.forbidden('repository is archived');
+    }
+    return withLevel(r, req.principal);
+  };
+
+  /** Another repository named by a request (a dependency's owner/repo), when the caller may read its issues (else 404). */
+  const openOther = async (owner: string, repo: string, principal: Principal | null): Promise<OpenedRepo> =>
+    withLevel(await repos.access.resolveRepo(owner, repo, principal, 'read', 'issues'), principal);
 
   const repoUrls = (r: ResolvedRepo) => {
     const full = `${r.owner.name}/${r.repo.name}`;
@@ -232,7 +240,7 @@ export function issueContext(deps: KernelServices) {
     });
   };
 
-  return { open, repoUrls, issueByIndex, labelById, labelJson, labelsOf, milestoneJsons, issueJsons, commentJsons, toComment, userJsons, assigneeIdsOf, attachments };
+  return { open, openOther, repoUrls, issueByIndex, labelById, labelJson, labelsOf, milestoneJsons, issueJsons, commentJsons, toComment, userJsons, assigneeIdsOf, attachments };
 }
 
 export type IssueContext = ReturnType<typeof issueContext>;

@@ -98,10 +98,10 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
   const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues', operationId: 'issueListIssues', summary: "List a repository's issues",
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues', operationId: 'issueListIssues', access: { repo: { need: 'read', unit: 'issues' } }, summary: "List a repository's issues",
       params: OWNER_REPO_PARAMS, query: listQuery, paged: true, responses: { 200: list('Issue') },
       handler: async (req: ApiRequest<unknown, ListQuery, RepoParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const f = req.query;
         const q = db('issue').where('repo_id', o.r.repo.id);
         const st = f.state ?? 'open';
@@ -150,7 +150,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues', operationId: 'issueCreateIssue', summary: 'Create an issue', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues', operationId: 'issueCreateIssue', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Create an issue', auth: 'required',
       params: OWNER_REPO_PARAMS, body: 'CreateIssueOption', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateIssueBody, unknown, RepoParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -197,15 +197,15 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueGetIssue', summary: 'Get an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueGetIssue', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get an issue',
       params: INDEX_PARAMS, responses: { 200: 'Issue', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         return ok(await one(o, await ctx.issueByIndex(o.r, req.params.index), req));
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueEditIssue',
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueEditIssue', access: { repo: { need: 'read', unit: 'issues' } },
       summary: 'Edit an issue. If using deadline only the date will be taken into account, and time of day ignored.', auth: 'required',
       params: INDEX_PARAMS, body: 'EditIssueOption', bodyRequired: true, responses: { 201: 'Issue', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<EditIssueBody, unknown, IndexParams>) => {
@@ -279,12 +279,11 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueDelete', summary: 'Delete an issue', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}', operationId: 'issueDelete', access: { repo: { need: 'admin', unit: 'issues' } }, summary: 'Delete an issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'issue deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
-        if (!o.isAdmin) throw ApiError.forbidden('deleting an issue needs admin access to the repository');
         const json = await one(o, issue, req);
         const commentIds = db('comment').where('issue_id', issue.id).select('id');
         const files = [...await ctx.attachments.listOf('issue', [issue.id]), ...await ctx.attachments.listOf('comment', (await commentIds).map((c: { id: unknown }) => Number(c.id)))];
@@ -328,10 +327,10 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
   const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments', operationId: 'issueGetRepoComments', summary: 'List all comments in a repository',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments', operationId: 'issueGetRepoComments', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'List all comments in a repository',
       params: OWNER_REPO_PARAMS, query: { type: 'object', properties: TIME_RANGE }, paged: true, responses: { 200: list('Comment') },
       handler: async (req: ApiRequest<unknown, { since?: string; before?: string }, RepoParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const q = db('comment').where({ repo_id: o.r.repo.id, type: 0 });
         timeRange(q, req.query);
         const [{ n }] = await q.clone().count({ n: '*' });
@@ -340,16 +339,16 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueGetComment', summary: 'Get a comment',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueGetComment', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get a comment',
       params: ID_PARAMS, responses: { 200: 'Comment', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const c = await commentById(o, req.params.id);
         return ok(await one(o, c.id, req));
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueEditComment', summary: 'Edit a comment', auth: 'required',
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueEditComment', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Edit a comment', auth: 'required',
       params: ID_PARAMS, body: 'EditIssueCommentOption', bodyRequired: true, responses: { 200: 'Comment', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ body: string }, unknown, IdParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -365,7 +364,7 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueDeleteComment', summary: 'Delete a comment', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueDeleteComment', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Delete a comment', auth: 'required',
       params: ID_PARAMS, responses: { 204: 'comment deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
         const o = await ctx.open(req, 'participate');
@@ -384,10 +383,10 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueGetComments', summary: 'List all comments on an issue',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueGetComments', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'List all comments on an issue',
       params: INDEX_PARAMS, query: { type: 'object', properties: TIME_RANGE }, responses: { 200: list('Comment'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { since?: string; before?: string }, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const q = db('comment').where({ issue_id: issue.id, type: 0 });
         timeRange(q, req.query);
@@ -396,7 +395,7 @@ function commentOperations(deps: KernelServices, ctx: IssueContext, events: Issu
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', summary: 'Add a comment to an issue', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Add a comment to an issue', auth: 'required',
       params: INDEX_PARAMS, body: 'CreateIssueCommentOption', bodyRequired: true, responses: { 201: 'Comment', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ body: string }, unknown, IndexParams>) => {
         const o = await ctx.open(req, 'participate');

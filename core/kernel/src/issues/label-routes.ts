@@ -56,10 +56,10 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
   const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels', operationId: 'issueListLabels', summary: "Get all of a repository's labels",
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels', operationId: 'issueListLabels', access: { repo: { need: 'read', unit: 'issues' } }, summary: "Get all of a repository's labels",
       params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('Label') },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const q = db('label').where('repo_id', o.r.repo.id);
         const [{ n }] = await q.clone().count({ n: '*' });
         const rows = (await q.clone().orderBy([{ column: 'name', order: 'asc' }, { column: 'id', order: 'asc' }]).offset(req.paging.offset).limit(req.paging.limit)).map(toLabel);
@@ -67,10 +67,10 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/labels', operationId: 'issueCreateLabel', summary: 'Create a label', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/labels', operationId: 'issueCreateLabel', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Create a label', auth: 'required',
       params: OWNER_REPO_PARAMS, body: 'CreateLabelOption', bodyRequired: true, responses: { 201: 'Label', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Required<Pick<LabelBody, 'name' | 'color'>> & LabelBody, unknown, RepoParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const now = nowUnix();
         const id = await insertId(db, 'label', {
           repo_id: o.r.repo.id, name: req.body.name, color: labelColor(req.body.color), description: req.body.description ?? '',
@@ -80,28 +80,28 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueGetLabel', summary: 'Get a single label',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueGetLabel', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get a single label',
       params: ID_PARAMS, responses: { 200: 'Label', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         return ok(ctx.labelJson(o.r, await ctx.labelById(o.r, req.params.id)));
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueEditLabel', summary: 'Update a label', auth: 'required',
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueEditLabel', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Update a label', auth: 'required',
       params: ID_PARAMS, body: 'EditLabelOption', bodyRequired: true, responses: { 200: 'Label', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<LabelBody, unknown, IdParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const label = await ctx.labelById(o.r, req.params.id);
         await db('label').where('id', label.id).update(labelPatch(req.body, nowUnix()));
         return ok(ctx.labelJson(o.r, await ctx.labelById(o.r, label.id)));
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueDeleteLabel', summary: 'Delete a label', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/labels/{id}', operationId: 'issueDeleteLabel', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Delete a label', auth: 'required',
       params: ID_PARAMS, responses: { 204: 'label deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const label = await ctx.labelById(o.r, req.params.id);
         await db.transaction(async (trx) => {
           await trx('issue_label').where('label_id', label.id).delete();
@@ -111,19 +111,19 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueGetLabels', summary: "Get an issue's labels",
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueGetLabels', access: { repo: { need: 'read', unit: 'issues' } }, summary: "Get an issue's labels",
       params: INDEX_PARAMS, responses: { 200: list('Label'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         return ok(((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l)));
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueAddLabel', summary: 'Add a label to an issue', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueAddLabel', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Add a label to an issue', auth: 'required',
       params: INDEX_PARAMS, body: labelsBody, bodyRequired: true, responses: { 200: list('Label'), 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         await ctx.issueByIndex(o.r, req.params.index);
         const added = await resolveUsableLabels(db, o.r.repo, req.body.labels ?? []);
         // Current labels first, then the added ones in request order: an added exclusive label wins its scope.
@@ -131,29 +131,29 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
       },
     },
     {
-      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueReplaceLabels', summary: "Replace an issue's labels", auth: 'required',
+      ...base, method: 'put', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueReplaceLabels', access: { repo: { need: 'write', unit: 'issues' } }, summary: "Replace an issue's labels", auth: 'required',
       params: INDEX_PARAMS, body: labelsBody, bodyRequired: true, responses: { 200: list('Label'), 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ labels?: (number | string)[] }, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         await ctx.issueByIndex(o.r, req.params.index);
         const wanted = await resolveUsableLabels(db, o.r.repo, req.body.labels ?? []);
         return ok(await setIssueLabels(o, req, () => wanted));
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueClearLabels', summary: "Remove all labels from an issue", auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueClearLabels', access: { repo: { need: 'write', unit: 'issues' } }, summary: "Remove all labels from an issue", auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'labels removed', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         await setIssueLabels(o, req, () => []);
         return noContent();
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels/{id}', operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/labels/{id}', operationId: 'issueRemoveLabel', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Remove a label from an issue', auth: 'required',
       params: INDEX_ID_PARAMS, responses: { 204: 'label removed', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexIdParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const current = (await ctx.labelsOf([issue.id])).get(issue.id) ?? [];
         if (!current.some((l) => l.id === req.params.id)) {

@@ -44,12 +44,12 @@ export function milestoneOperations(deps: KernelServices, ctx: IssueContext): Ap
   const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/milestones', operationId: 'issueGetMilestonesList', summary: 'Get all of a repository\'s opened milestones',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/milestones', operationId: 'issueGetMilestonesList', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get all of a repository\'s opened milestones',
       params: OWNER_REPO_PARAMS, paged: true,
       query: { type: 'object', properties: { state: { type: 'string', enum: ['open', 'closed', 'all'], description: 'Milestone state, "open", "closed" or "all"; default "open"' }, name: { type: 'string', maxLength: 255, description: 'filter by milestone name' } } },
       responses: { 200: list('Milestone') },
       handler: async (req: ApiRequest<unknown, { state?: string; name?: string }, RepoParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         const q = db('milestone').where('repo_id', o.r.repo.id);
         const st = req.query.state ?? 'open';
         if (st !== 'all') q.where('is_closed', st === 'closed');
@@ -60,10 +60,10 @@ export function milestoneOperations(deps: KernelServices, ctx: IssueContext): Ap
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/milestones', operationId: 'issueCreateMilestone', summary: 'Create a milestone', auth: 'required',
+      ...base, method: 'post', path: '/repos/{owner}/{repo}/milestones', operationId: 'issueCreateMilestone', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Create a milestone', auth: 'required',
       params: OWNER_REPO_PARAMS, body: 'CreateMilestoneOption', bodyRequired: true, responses: { 201: 'Milestone', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<MilestoneBody, unknown, RepoParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const b = req.body;
         if (!b.title) throw ApiError.unprocessable('title is required', { errors: [{ field: 'title', message: 'required' }] });
         const now = nowUnix();
@@ -76,18 +76,18 @@ export function milestoneOperations(deps: KernelServices, ctx: IssueContext): Ap
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueGetMilestone', summary: 'Get a milestone',
+      ...base, method: 'get', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueGetMilestone', access: { repo: { need: 'read', unit: 'issues' } }, summary: 'Get a milestone',
       params: MS_PARAMS, responses: { 200: 'Milestone', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, MsParams>) => {
-        const o = await ctx.open(req, 'read');
+        const o = await ctx.open(req);
         return ok((await ctx.milestoneJsons([await find(o.r, req.params.id)]))[0]);
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueEditMilestone', summary: 'Update a milestone', auth: 'required',
+      ...base, method: 'patch', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueEditMilestone', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Update a milestone', auth: 'required',
       params: MS_PARAMS, body: 'EditMilestoneOption', bodyRequired: true, responses: { 200: 'Milestone', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<MilestoneBody, unknown, MsParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const m = await find(o.r, req.params.id);
         const b = req.body;
         const now = nowUnix();
@@ -108,10 +108,10 @@ export function milestoneOperations(deps: KernelServices, ctx: IssueContext): Ap
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueDeleteMilestone', summary: 'Delete a milestone', auth: 'required',
+      ...base, method: 'delete', path: '/repos/{owner}/{repo}/milestones/{id}', operationId: 'issueDeleteMilestone', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Delete a milestone', auth: 'required',
       params: MS_PARAMS, responses: { 204: 'milestone deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, MsParams>) => {
-        const o = await ctx.open(req, 'write');
+        const o = await ctx.open(req);
         const m = await find(o.r, req.params.id);
         await db.transaction(async (trx) => {
           await trx('issue').where({ repo_id: o.r.repo.id, milestone_id: m.id }).update({ milestone_id: 0 });

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/errors';
 import { checkRemoteUrl, migrationsPolicy } from '../net/allow-list';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
+import { repoOf } from '../access/operation-access';
 import { nowUnix, unixToIso } from '../users/models';
 import { formatGoDuration, parseGoDuration } from './duration';
 import { credentialContext, requestSync, toPushMirror, type PushMirrorRow, type RemoteCredentials } from './push-mirror-store';
@@ -73,10 +74,10 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
 
   const disabled = (): boolean => config.repository?.DISABLE_MIRRORS === true;
 
-  const open = async (req: ApiRequest<any, any, RepoParams>): Promise<ResolvedRepo> => {
-    const r = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+  /** The repository (its admins only, by the access declaration), unless mirrors are off on this server. */
+  const open = (req: ApiRequest<any, any, RepoParams>): ResolvedRepo => {
     if (disabled()) throw ApiError.badRequest('mirrors are disabled on this server (repository.DISABLE_MIRRORS)');
-    return r;
+    return repoOf(req);
   };
 
   const toApi = (r: ResolvedRepo, m: PushMirrorRow): Record<string, unknown> => ({
@@ -117,13 +118,13 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
     return seconds;
   };
 
-  const base = { tag: 'repository', scopes: ['repository'] as ['repository'], auth: 'required' as const };
+  const base = { tag: 'repository', scopes: ['repository'] as ['repository'], auth: 'required' as const, access: { repo: { need: 'admin' } } as const };
   return [
     {
       ...base, method: 'get', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoListPushMirrors', summary: 'Get all push mirrors of the repository',
       params: OWNER_REPO_PARAMS, paged: true, responses: { 200: PUSH_MIRROR_LIST, 400: 'APIError', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await open(req);
+        const r = open(req);
         const q = db('push_mirror').where('repo_id', r.repo.id);
         const [{ n }] = await q.clone().count({ n: '*' });
         const rows = (await q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit)).map(toPushMirror);
@@ -134,7 +135,7 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
       ...base, method: 'post', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoAddPushMirror', summary: 'add a push mirror to the repository',
       params: OWNER_REPO_PARAMS, body: 'CreatePushMirrorOption', bodyRequired: true, responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreatePushMirrorBody, unknown, RepoParams>) => {
-        const r = await open(req);
+        const r = open(req);
         const interval = parseInterval(req.body.interval);
         const { address, credentials } = await parseRemote(req.body);
         const now = nowUnix();
@@ -167,7 +168,7 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
       summary: 'Get push mirror of the repository by remoteName',
       params: NAME_PARAMS, responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
-        const r = await open(req);
+        const r = open(req);
         return ok(toApi(r, await byName(r, req.params.name)));
       },
     },
@@ -176,7 +177,7 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
       summary: 'deletes a push mirror from a repository by remoteName',
       params: NAME_PARAMS, responses: { 204: { description: 'empty' }, 400: 'APIError', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
-        const r = await open(req);
+        const r = open(req);
         const gone = await db('push_mirror').where({ repo_id: r.repo.id, remote_name: req.params.name }).delete();
         if (!gone) throw ApiError.notFound(`push mirror does not exist [remote_name: ${req.params.name}]`);
         return noContent();
@@ -187,7 +188,7 @@ export function pushMirrorOperations(deps: KernelServices & { log?: Logger }): A
       summary: 'Sync all push mirrored repository (queued: the pushes run in the background; see last_update and last_error)',
       params: OWNER_REPO_PARAMS, responses: { 200: { description: 'empty' }, 400: 'APIError', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await open(req);
+        const r = open(req);
         if (await requestSync(db, (q) => q.where('repo_id', r.repo.id))) worker.wake();
         return { status: 200 };
       },

@@ -5,11 +5,12 @@ import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { RepositoryRow } from '../repos/models';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { unixToIso, type UserRow } from '../users/models';
-import { canSeeOrg, isOrgMember, isOrgOwner, teamById } from '../orgs/org-store';
 import { issueContext } from '../issues/issue-context';
 import { toComment } from '../issues/issue-store';
 import { parseTime } from '../issues/issue-context';
 import { whereReadable } from '../access/readable-repos';
+import { actsAsAdmin } from '../access/policy';
+import { ownerOf, repoOf, teamOf } from '../access/operation-access';
 import { OP_TYPE_NAMES, SOURCE, STATUS, starRepo, tapRecorder, watchRepo } from './recorder';
 
 type RepoParams = { owner: string; repo: string };
@@ -103,7 +104,6 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
   const { db, repos, users, http, config } = deps;
   const issues = issueContext(deps);
   const root = () => config.server.ROOT_URL;
-  const isAdmin = (p: Principal | null) => Boolean(p && p.user.isAdmin && !p.publicOnly);
   const me = (req: ApiRequest<any, any, any>) => req.principal!.user.id;
 
   // --- shared converters ------------------------------------------------------------------------
@@ -189,14 +189,6 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     if (!includePrivate) s.where('s.is_private', false);
     return whereReadable(db, s, 's.id', req.principal);
   };
-
-  const requireUser = async (name: string, viewer: Principal | null): Promise<UserRow> => {
-    const u = await users.byName(name);
-    if (!u || !users.canSee(u, viewer) || (u.type === 1 && !(await canSeeOrg(db, u, viewer)))) throw ApiError.notFound(`user does not exist [name: ${name}]`);
-    return u;
-  };
-
-  const openRepo = (req: ApiRequest<any, any, RepoParams>) => repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
 
   // --- watching ---------------------------------------------------------------------------------
 
@@ -346,16 +338,16 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
 
   // --- operations -------------------------------------------------------------------------------
 
-  const notification = { tag: 'notification', scopes: ['notification'] as ['notification'], auth: 'required' as const };
+  const notification = { tag: 'notification', scopes: ['notification'] as ['notification'], auth: 'required' as const, access: 'caller' as const };
   return [
     // feeds
     {
       method: 'get', path: '/users/{username}/activities/feeds', operationId: 'userListActivityFeeds', tag: 'user', summary: "List a user's activity feeds",
-      scopes: ['user'], params: USERNAME_PARAMS, query: USER_FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
+      scopes: ['user'], access: { user: 'visible' }, params: USERNAME_PARAMS, query: USER_FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, FeedQuery, { username: string }>) => {
-        const u = await requireUser(req.params.username, req.principal);
+        const u = ownerOf(req);
         const self = Boolean(req.principal && !req.principal.publicOnly && req.principal.user.id === u.id);
-        const priv = self || isAdmin(req.principal);
+        const priv = self || actsAsAdmin(req.principal);
         const acted = (w: Knex.QueryBuilder) => w.where('a.act_user_id', u.id).whereIn('a.repo_id', readableRepos(req, priv, () => undefined));
         return feedPage(req, (q) => {
           if (req.query['only-performed-by']) acted(q);
@@ -367,27 +359,18 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     },
     {
       method: 'get', path: '/orgs/{org}/activities/feeds', operationId: 'orgListActivityFeeds', tag: 'organization', summary: "List an organization's activity feeds",
-      scopes: ['organization'], params: ORG_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
+      scopes: ['organization'], access: { org: 'visible' }, params: ORG_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, FeedQuery, { org: string }>) => {
-        const org = await users.byName(req.params.org);
-        if (!org || org.type !== 1 || !(await canSeeOrg(db, org, req.principal))) throw ApiError.notFound(`organization does not exist [name: ${req.params.org}]`);
-        const member = isAdmin(req.principal) || Boolean(req.principal && !req.principal.publicOnly && (await isOrgMember(db, org.id, req.principal.user.id)));
+        const org = ownerOf(req);
+        const member = actsAsAdmin(req.principal) || Boolean(req.principal && !req.principal.publicOnly && (await repos.access.isOrgMember(org.id, req.principal.user.id)));
         return feedPage(req, (q) => q.whereIn('a.repo_id', readableRepos(req, member, (s) => s.where('s.owner_id', org.id))), () => org.id);
       },
     },
     {
       method: 'get', path: '/teams/{id}/activities/feeds', operationId: 'orgListTeamActivityFeeds', tag: 'organization', summary: "List a team's activity feeds",
-      scopes: ['organization'], auth: 'required', params: TEAM_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
+      scopes: ['organization'], auth: 'required', access: { team: 'member' }, params: TEAM_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, FeedQuery, { id: number }>) => {
-        const team = await teamById(db, Number(req.params.id));
-        const org = team ? await users.byId(team.org_id) : undefined;
-        if (!team || !org || !(await canSeeOrg(db, org, req.principal))) throw ApiError.notFound(`team does not exist [id: ${req.params.id}]`);
-        const uid = req.principal!.publicOnly ? 0 : req.principal!.user.id;
-        const allowed = isAdmin(req.principal) || (await isOrgOwner(db, org.id, uid)) || Boolean(await db('team_users').where({ team_id: team.id, uid }).first('id'));
-        if (!allowed) {
-          if (await isOrgMember(db, org.id, uid)) throw ApiError.forbidden('you must be a member of the team');
-          throw ApiError.notFound(`team does not exist [id: ${req.params.id}]`);
-        }
+        const { team, org } = teamOf(req);
         return feedPage(req, (q) => {
           const all = team.includes_all_repositories || team.authorize >= 4;
           q.whereIn('a.repo_id', readableRepos(req, true, (s) => {
@@ -399,10 +382,10 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/activities/feeds', operationId: 'repoListActivityFeeds', tag: 'repository', summary: "List a repository's activity feeds",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, query: FEED_QUERY, paged: true, responses: { 200: list('Activity'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, FeedQuery, RepoParams>) => {
-        const r = await openRepo(req);
-        // resolve() checked read access to the one repository: no readable-repositories filter needed.
+        const r = repoOf(req);
+        // The access declaration checked read access to the one repository: no readable-repositories filter needed.
         return feedPage(req, (q) => q.where('a.repo_id', r.repo.id), () => r.owner.id);
       },
     },
@@ -410,9 +393,9 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     // watching
     {
       method: 'get', path: '/repos/{owner}/{repo}/subscription', operationId: 'userCurrentCheckSubscription', tag: 'repository', summary: 'Check if the current user is watching a repo',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 200: 'WatchInfo', 404: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 200: 'WatchInfo', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await openRepo(req);
+        const r = repoOf(req);
         const row = await db('watch').where({ user_id: me(req), repo_id: r.repo.id }).first('created_unix');
         if (!row) throw ApiError.notFound('you are not watching this repository');
         return ok(watchInfo(r, num(row.created_unix)));
@@ -420,9 +403,9 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     },
     {
       method: 'put', path: '/repos/{owner}/{repo}/subscription', operationId: 'userCurrentPutSubscription', tag: 'repository', summary: 'Watch a repo',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 200: 'WatchInfo', 404: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 200: 'WatchInfo', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await openRepo(req);
+        const r = repoOf(req);
         await watchRepo(db, me(req), r.repo.id, true);
         const row = await db('watch').where({ user_id: me(req), repo_id: r.repo.id }).first('created_unix');
         return ok(watchInfo(r, num(row?.created_unix)));
@@ -430,50 +413,50 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/subscription', operationId: 'userCurrentDeleteSubscription', tag: 'repository', summary: 'Unwatch a repo',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await openRepo(req);
+        const r = repoOf(req);
         await watchRepo(db, me(req), r.repo.id, false);
         return noContent();
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/subscribers', operationId: 'repoListSubscribers', tag: 'repository', summary: "List a repo's watchers",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('User'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => userPage(req, 'watch', 'user_id', (await openRepo(req)).repo.id),
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('User'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => userPage(req, 'watch', 'user_id', repoOf(req).repo.id),
     },
     {
       method: 'get', path: '/user/subscriptions', operationId: 'userCurrentListSubscriptions', tag: 'user', summary: 'List repositories watched by the authenticated user',
-      scopes: ['user', 'repository'], auth: 'required', paged: true, responses: { 200: list('Repository') },
+      scopes: ['user', 'repository'], auth: 'required', access: 'caller', paged: true, responses: { 200: list('Repository') },
       handler: async (req) => repoPage(req, 'watch', 'user_id', me(req)),
     },
     {
       method: 'get', path: '/users/{username}/subscriptions', operationId: 'userListSubscriptions', tag: 'user', summary: 'List the repositories watched by a user',
-      scopes: ['user', 'repository'], params: USERNAME_PARAMS, paged: true, responses: { 200: list('Repository'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => repoPage(req, 'watch', 'user_id', (await requireUser(req.params.username, req.principal)).id),
+      scopes: ['user', 'repository'], access: { user: 'visible' }, params: USERNAME_PARAMS, paged: true, responses: { 200: list('Repository'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => repoPage(req, 'watch', 'user_id', ownerOf(req).id),
     },
 
     // stars
     {
       method: 'get', path: '/repos/{owner}/{repo}/stargazers', operationId: 'repoListStargazers', tag: 'repository', summary: "List a repo's stargazers",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('User'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => userPage(req, 'star', 'uid', (await openRepo(req)).repo.id),
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, paged: true, responses: { 200: list('User'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => userPage(req, 'star', 'uid', repoOf(req).repo.id),
     },
     {
       method: 'get', path: '/user/starred', operationId: 'userCurrentListStarred', tag: 'user', summary: 'The repos that the authenticated user has starred',
-      scopes: ['user', 'repository'], auth: 'required', paged: true, responses: { 200: list('Repository') },
+      scopes: ['user', 'repository'], auth: 'required', access: 'caller', paged: true, responses: { 200: list('Repository') },
       handler: async (req) => repoPage(req, 'star', 'uid', me(req)),
     },
     {
       method: 'get', path: '/users/{username}/starred', operationId: 'userListStarred', tag: 'user', summary: 'The repos that the given user has starred',
-      scopes: ['user', 'repository'], params: USERNAME_PARAMS, paged: true, responses: { 200: list('Repository'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => repoPage(req, 'star', 'uid', (await requireUser(req.params.username, req.principal)).id),
+      scopes: ['user', 'repository'], access: { user: 'visible' }, params: USERNAME_PARAMS, paged: true, responses: { 200: list('Repository'), 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => repoPage(req, 'star', 'uid', ownerOf(req).id),
     },
     {
       method: 'get', path: '/user/starred/{owner}/{repo}', operationId: 'userCurrentCheckStarring', tag: 'user', summary: 'Whether the authenticated is starring the repo',
-      scopes: ['user', 'repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
+      scopes: ['user', 'repository'], auth: 'required', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await openRepo(req);
+        const r = repoOf(req);
         if (!(await db('star').where({ uid: me(req), repo_id: r.repo.id }).first('id'))) throw ApiError.notFound('you have not starred this repository');
         return noContent();
       },
@@ -481,9 +464,9 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     ...(['put', 'delete'] as const).map((method): ApiOperation => ({
       method, path: '/user/starred/{owner}/{repo}', operationId: method === 'put' ? 'userCurrentPutStar' : 'userCurrentDeleteStar', tag: 'user',
       summary: method === 'put' ? 'Star the given repo' : 'Unstar the given repo',
-      scopes: ['user', 'repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
+      scopes: ['user', 'repository'], auth: 'required', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 204: 'empty', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await openRepo(req);
+        const r = repoOf(req);
         await starRepo(db, me(req), r.repo.id, method === 'put');
         return noContent();
       },
@@ -526,15 +509,15 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
     },
     {
       ...notification, scopes: ['notification', 'repository'], method: 'get', path: '/repos/{owner}/{repo}/notifications', operationId: 'notifyGetRepoList',
-      summary: "List users's notification threads on a specific repo", params: OWNER_REPO_PARAMS, query: LIST_QUERY, paged: true,
+      summary: "List users's notification threads on a specific repo", access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, query: LIST_QUERY, paged: true,
       responses: { 200: list('NotificationThread'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, ListQuery, RepoParams>) => listThreads(req, (await openRepo(req)).repo.id),
+      handler: async (req: ApiRequest<unknown, ListQuery, RepoParams>) => listThreads(req, repoOf(req).repo.id),
     },
     {
       ...notification, scopes: ['notification', 'repository'], method: 'put', path: '/repos/{owner}/{repo}/notifications', operationId: 'notifyReadRepoList',
-      summary: 'Mark notification threads as read, pinned or unread on a specific repo', params: OWNER_REPO_PARAMS, query: READ_QUERY,
+      summary: 'Mark notification threads as read, pinned or unread on a specific repo', access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, query: READ_QUERY,
       responses: { 205: list('NotificationThread'), 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, ReadQuery, RepoParams>) => markThreads(req, (await openRepo(req)).repo.id),
+      handler: async (req: ApiRequest<unknown, ReadQuery, RepoParams>) => markThreads(req, repoOf(req).repo.id),
     },
   ];
 }

@@ -203,7 +203,7 @@ export function tapRecorder(deps: KernelServices): void {
       const u = await users.byId(id);
       if (!u || u.type !== 0 || !u.is_active || u.prohibit_login) continue;
       const info: UserInfo = users.toInfo(u);
-      const level = await repos.unitPermission(repo, principalOf(info), unit, owner);
+      const level = await repos.access.unitPermission(repo, principalOf(info), unit, owner);
       if (level !== 'none') recipients.push(id);
     }
     if (recipients.length === 0) return;

@@ -1,12 +1,17 @@
 import { ApiError, isApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import { UserRow, VISIBILITY_NAMES, nowUnix } from '../users/models';
+import { userOf } from '../users/user-routes';
+import { whereProfileVisible } from '../access/visible-profiles';
 import { RepositoryRow } from '../repos/models';
 import { isUniqueViolation } from '../db/errors';
 import { containsCondition } from '../db/like';
+import { actsAsAdmin } from '../access/policy';
+import { ownerOf, repoOf, teamOf } from '../access/operation-access';
+import { principalOf, readableRepoIds } from '../access/readable-repos';
 import type { OrgDeps } from './org-deps';
 import { removeOrgLabels } from '../issues/org-labels';
 import {
-  ACCESS_MODES, OWNER_MODE, TEAM_UNITS, canSeeOrg, createOrg, insertId, isOrgMember, isOrgOwner, isOwnersTeam, maxTeamMode, normalizeTeam,
+  ACCESS_MODES, OWNER_MODE, TEAM_UNITS, createOrg, insertId, isOrgMember, isOrgOwner, isOwnersTeam, maxTeamMode, normalizeTeam,
   canCreateOrgRepo, syncOrgUsers, teamById, type CreateOrgInput, type TeamRow,
 } from './org-store';
 
@@ -68,44 +73,29 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     return http.paged(req, items, total);
   };
 
-  // --- lookups and checks -----------------------------------------------------------------------
+  // --- checks beyond the declared access ----------------------------------------------------------
 
-  const isAdmin = (p: Principal | null) => Boolean(p && p.user.isAdmin && !p.publicOnly);
+  /** Members of the organization (and site admins) also see its concealed members. */
+  const seesConcealedMembers = async (org: UserRow, p: Principal | null): Promise<boolean> =>
+    actsAsAdmin(p) || (p !== null && !p.publicOnly && (await isOrgMember(db, org.id, p.user.id)));
 
-  /** The organization by name, as the caller may see it (a private one is a 404 to non-members). */
-  const requireOrg = async (name: string, viewer: Principal | null): Promise<UserRow> => {
-    const org = await users.byName(name);
-    if (!org || org.type !== 1 || !(await canSeeOrg(db, org, viewer))) throw ApiError.notFound(`organization does not exist [name: ${name}]`);
-    return org;
-  };
-
-  const requireOwner = async (org: UserRow, p: Principal | null): Promise<void> => {
-    if (isAdmin(p)) return;
-    if (!p || p.publicOnly || !(await isOrgOwner(db, org.id, p.user.id))) throw ApiError.forbidden('you must be an owner of the organization');
-  };
-
-  const requireMember = async (org: UserRow, p: Principal | null): Promise<void> => {
-    if (isAdmin(p)) return;
-    if (!p || p.publicOnly || !(await isOrgMember(db, org.id, p.user.id))) throw ApiError.forbidden('you must be a member of the organization');
-  };
-
-  /** A team the caller may look at: site admins, org owners and the team's members; other org members get 403, everyone else 404. */
-  const requireTeam = async (id: number, p: Principal | null, need: 'view' | 'own'): Promise<{ team: TeamRow; org: UserRow }> => {
-    const team = await teamById(db, id);
-    const org = team ? await users.byId(team.org_id) : undefined;
-    if (!team || !org || !(await canSeeOrg(db, org, p))) throw ApiError.notFound(`team does not exist [id: ${id}]`);
-    if (isAdmin(p)) return { team, org };
-    const uid = p?.publicOnly ? 0 : p?.user.id ?? 0;
-    if (await isOrgOwner(db, org.id, uid)) return { team, org };
-    if (need === 'view' && (await db('team_users').where({ team_id: team.id, uid }).first('id'))) return { team, org };
-    if (await isOrgMember(db, org.id, uid)) throw ApiError.forbidden(need === 'own' ? 'you must be an owner of the organization' : 'you must be a member of the team');
-    throw ApiError.notFound(`team does not exist [id: ${id}]`);
-  };
-
-  const requireUser = async (name: string): Promise<UserRow> => {
-    const row = await users.byName(name);
-    if (!row || row.type !== 0) throw ApiError.notFound(`user does not exist [name: ${name}]`);
-    return row;
+  /**
+   * The team whose repositories the caller changes: organization owners may, and (Gitea's
+   * repo_admin_change_team_access) so may members of the organization who administer the
+   * repository, which the operation's access declaration has already required.
+   */
+  const teamForRepoChange = async (id: number, p: Principal | null): Promise<{ team: TeamRow; org: UserRow }> => {
+    try {
+      const { team, org } = await repos.access.resolveTeam(id, p, 'owner');
+      return { team: normalizeTeam(team), org };
+    } catch (err) {
+      // A 403 means the team exists and the caller is a member of its organization.
+      if (!(isApiError(err) && err.status === 403)) throw err;
+      const team = (await teamById(db, id))!;
+      const settings = await db('org_settings').where('org_id', team.org_id).first('repo_admin_change_team_access');
+      if (!settings?.repo_admin_change_team_access) throw err;
+      return { team, org: (await users.byId(team.org_id))! };
+    }
   };
 
   /** Units and the overall permission of a team from Create/EditTeamOption (Gitea 1.20's rules). */
@@ -130,15 +120,11 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     return { authorize, units_map: JSON.stringify(map) };
   };
 
-  const resolveRepo = (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>, need: 'read' | 'write' | 'admin') =>
-    repos.resolve(req.params.owner, req.params.repo, req.principal, need);
-
   /** A user's access mode to a repository, as Gitea names it (the repository's owner and org owners are `owner`). */
   const modeOf = async (repo: RepositoryRow, owner: UserRow, user: UserRow): Promise<string> => {
     if (user.id === repo.owner_id) return 'owner';
     if (owner.type === 1 && (await isOrgOwner(db, owner.id, user.id))) return 'owner';
-    const principal: Principal = { user: users.toInfo(user), method: 'internal', scopes: null, publicOnly: false };
-    const perm = await repos.permission(repo, principal, owner);
+    const perm = await repos.access.permission(repo, principalOf(users.toInfo(user)), owner);
     return perm.admin ? 'admin' : perm.push ? 'write' : perm.pull ? 'read' : 'none';
   };
 
@@ -147,31 +133,23 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     return created(await orgJson(org));
   };
 
-  /** Organizations a user belongs to; `all` includes concealed memberships (the user themself, site admins). */
-  const memberOrgs = (uid: number, viewer: Principal | null, all: boolean) => {
-    let q = users.query().where('users.type', 1).whereIn('users.id', (s) => {
+  /** Organizations a user belongs to, as far as the caller may see them; `all` includes concealed memberships (the user themself, site admins). */
+  const memberOrgs = (uid: number, viewer: Principal | null, all: boolean) =>
+    whereProfileVisible(users.query().where('users.type', 1).whereIn('users.id', (s) => {
       s.select('org_id').from('org_users').where('uid', uid);
       if (!all) s.where('is_public', true);
-    });
-    if (!viewer || viewer.publicOnly) q = q.where('users.visibility', 0);
-    else if (!isAdmin(viewer) && viewer.user.id !== uid) {
-      q = q.where((w) => w.whereIn('users.visibility', [0, 1]).orWhereIn('users.id', (s) => s.select('org_id').from('org_users').where('uid', viewer.user.id)));
-    }
-    return q;
-  };
+    }), viewer);
 
   const teamRepoQuery = (team: TeamRow) =>
     team.includes_all_repositories || team.authorize === OWNER_MODE
       ? repos.query().where('owner_id', team.org_id)
       : repos.query().where('owner_id', team.org_id).whereIn('id', (s) => s.select('repo_id').from('team_repos').where('team_id', team.id));
 
-  const orgOf = (req: ApiRequest<unknown, unknown, { org: string }>) => requireOrg(req.params.org, req.principal);
-
   return [
     // --- organizations ----------------------------------------------------------------------------
     {
       method: 'post', path: '/orgs', operationId: 'orgCreate', tag: 'organization', summary: 'Create an organization',
-      scopes: ['organization'], auth: 'required', body: 'CreateOrgOption', bodyRequired: true, responses: { 201: 'Organization', 403: 'APIError', 422: 'APIError' },
+      scopes: ['organization'], access: 'caller', auth: 'required', body: 'CreateOrgOption', bodyRequired: true, responses: { 201: 'Organization', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateOrgInput>) => {
         const me = (await users.rowOf(req.principal!))!;
         if (!me.is_admin && (!me.allow_create_organization || me.is_restricted)) throw ApiError.forbidden('you may not create organizations');
@@ -180,34 +158,29 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/orgs', operationId: 'orgGetAll', tag: 'organization', summary: 'Get list of organizations',
-      scopes: ['organization'], paged: true, responses: { 200: list('Organization') },
-      handler: async (req) => {
-        const p = req.principal;
-        const modes = !p || p.publicOnly ? [0] : isAdmin(p) ? [0, 1, 2] : [0, 1];
-        return orgPage(req, users.query().where('type', 1).whereIn('visibility', modes));
-      },
+      scopes: ['organization'], access: 'anyone', paged: true, responses: { 200: list('Organization') },
+      handler: async (req) => orgPage(req, whereProfileVisible(users.query().where('users.type', 1), req.principal)),
     },
     {
       method: 'get', path: '/admin/orgs', operationId: 'adminGetAllOrgs', tag: 'admin', summary: 'List all organizations',
-      scopes: ['admin'], auth: 'siteAdmin', paged: true, responses: { 200: list('Organization') },
+      scopes: ['admin'], access: 'site-admin', auth: 'siteAdmin', paged: true, responses: { 200: list('Organization') },
       handler: async (req) => orgPage(req, users.query().where('type', 1)),
     },
     {
       method: 'post', path: '/admin/users/{username}/orgs', operationId: 'adminCreateOrg', tag: 'admin', summary: 'Create an organization',
-      scopes: ['admin'], auth: 'siteAdmin', params: str('username'), body: 'CreateOrgOption', bodyRequired: true, responses: { 201: 'Organization', 422: 'APIError' },
-      handler: async (req: ApiRequest<CreateOrgInput, unknown, { username: string }>) => createOrgFor(req, await requireUser(req.params.username)),
+      scopes: ['admin'], access: 'site-admin', auth: 'siteAdmin', params: str('username'), body: 'CreateOrgOption', bodyRequired: true, responses: { 201: 'Organization', 422: 'APIError' },
+      handler: async (req: ApiRequest<CreateOrgInput, unknown, { username: string }>) => createOrgFor(req, await users.require(req.params.username)),
     },
     {
       method: 'get', path: '/orgs/{org}', operationId: 'orgGet', tag: 'organization', summary: 'Get an organization',
-      scopes: ['organization'], params: str('org'), responses: { 200: 'Organization', 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => ok(await orgJson(await orgOf(req))),
+      scopes: ['organization'], access: { org: 'visible' }, params: str('org'), responses: { 200: 'Organization', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => ok(await orgJson(ownerOf(req))),
     },
     {
       method: 'patch', path: '/orgs/{org}', operationId: 'orgEdit', tag: 'organization', summary: 'Edit an organization',
-      scopes: ['organization'], auth: 'required', params: str('org'), body: 'EditOrgOption', bodyRequired: true, responses: { 200: 'Organization' },
+      scopes: ['organization'], access: { org: 'owner' }, auth: 'required', params: str('org'), body: 'EditOrgOption', bodyRequired: true, responses: { 200: 'Organization' },
       handler: async (req: ApiRequest<EditOrgBody, unknown, { org: string }>) => {
-        const org = await orgOf(req);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const b = req.body;
         const patch: Partial<UserRow> = { updated_unix: nowUnix() };
         if (b.full_name !== undefined) patch.full_name = b.full_name;
@@ -224,10 +197,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/orgs/{org}', operationId: 'orgDelete', tag: 'organization', summary: 'Delete an organization',
-      scopes: ['organization'], auth: 'required', params: str('org'), responses: { 204: 'deleted', 422: 'APIError' },
+      scopes: ['organization'], access: { org: 'owner' }, auth: 'required', params: str('org'), responses: { 204: 'deleted', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => {
-        const org = await orgOf(req);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const owned = await repos.query().where('owner_id', org.id).resultSize();
         if (owned > 0) throw ApiError.unprocessable(`organization still owns ${owned} repositories; delete or transfer them first`);
         await db.transaction(async (trx) => {
@@ -243,14 +215,29 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
       },
     },
 
+    {
+      method: 'get', path: '/orgs/{org}/repos', operationId: 'orgListRepos', tag: 'organization', summary: "List an organization's repos",
+      scopes: ['organization'], access: { org: 'visible' }, params: str('org'), paged: true, responses: { 200: list('Repository') },
+      handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => {
+        const org = ownerOf(req);
+        let q = repos.query().where('owner_id', org.id);
+        const readable = readableRepoIds(db, req.principal);
+        if (readable) q = q.whereIn('id', readable);
+        const [rows, total] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().resultSize()]);
+        const counts = await repos.openIssueCounts(rows.map((r) => r.id));
+        const items = [];
+        for (const r of rows) items.push(await repos.toApi(r, org, req.principal, true, counts));
+        return http.paged(req as ApiRequest<any, any, any>, items, total);
+      },
+    },
+
     // --- members ------------------------------------------------------------------------------------
     {
       method: 'get', path: '/orgs/{org}/members', operationId: 'orgListMembers', tag: 'organization', summary: "List an organization's members",
-      scopes: ['organization'], params: str('org'), paged: true, responses: { 200: list('User') },
+      scopes: ['organization'], access: { org: 'visible' }, params: str('org'), paged: true, responses: { 200: list('User') },
       handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => {
-        const org = await orgOf(req);
-        const p = req.principal;
-        const all = isAdmin(p) || (p !== null && !p.publicOnly && (await isOrgMember(db, org.id, p.user.id)));
+        const org = ownerOf(req);
+        const all = await seesConcealedMembers(org, req.principal);
         return userPage(req, users.query().whereIn('users.id', (s) => {
           s.select('uid').from('org_users').where('org_id', org.id);
           if (!all) s.where('is_public', true);
@@ -259,24 +246,21 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/orgs/{org}/members/{username}', operationId: 'orgIsMember', tag: 'organization', summary: 'Check if a user is a member of an organization',
-      scopes: ['organization'], params: strs('org', 'username'), responses: { 204: 'user is a member', 404: 'user is not a member' },
+      scopes: ['organization'], access: { org: 'visible' }, params: strs('org', 'username'), responses: { 204: 'user is a member', 404: 'user is not a member' },
       handler: async (req: ApiRequest<unknown, unknown, { org: string; username: string }>) => {
-        const org = await orgOf(req);
-        const user = await requireUser(req.params.username);
-        const p = req.principal;
-        const viewerIsMember = isAdmin(p) || (p !== null && !p.publicOnly && (await isOrgMember(db, org.id, p.user.id)));
+        const org = ownerOf(req);
+        const user = await users.require(req.params.username);
         const row = await db('org_users').where({ org_id: org.id, uid: user.id }).first('is_public');
-        if (!row || (!viewerIsMember && !row.is_public)) throw ApiError.notFound('user is not a member of the organization');
+        if (!row || (!row.is_public && !(await seesConcealedMembers(org, req.principal)))) throw ApiError.notFound('user is not a member of the organization');
         return noContent();
       },
     },
     {
       method: 'delete', path: '/orgs/{org}/members/{username}', operationId: 'orgDeleteMember', tag: 'organization', summary: 'Remove a member from an organization',
-      scopes: ['organization'], auth: 'required', params: strs('org', 'username'), responses: { 204: 'member removed', 422: 'APIError' },
+      scopes: ['organization'], access: { org: 'owner' }, auth: 'required', params: strs('org', 'username'), responses: { 204: 'member removed', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { org: string; username: string }>) => {
-        const org = await orgOf(req);
-        await requireOwner(org, req.principal);
-        const user = await requireUser(req.params.username);
+        const org = ownerOf(req);
+        const user = await users.require(req.params.username);
         await db.transaction(async (trx) => {
           if (await isOrgOwner(trx, org.id, user.id)) {
             const owners = await trx('team_users as tu').join('teams as t', 't.id', 'tu.team_id').where({ 'tu.org_id': org.id, 't.authorize': OWNER_MODE }).count<{ n: number }[]>({ n: '*' });
@@ -290,18 +274,18 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/orgs/{org}/public_members', operationId: 'orgListPublicMembers', tag: 'organization', summary: "List an organization's public members",
-      scopes: ['organization'], params: str('org'), paged: true, responses: { 200: list('User') },
+      scopes: ['organization'], access: { org: 'visible' }, params: str('org'), paged: true, responses: { 200: list('User') },
       handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => {
-        const org = await orgOf(req);
+        const org = ownerOf(req);
         return userPage(req, users.query().whereIn('users.id', (s) => s.select('uid').from('org_users').where({ org_id: org.id, is_public: true })));
       },
     },
     {
       method: 'get', path: '/orgs/{org}/public_members/{username}', operationId: 'orgIsPublicMember', tag: 'organization', summary: 'Check if a user is a public member of an organization',
-      scopes: ['organization'], params: strs('org', 'username'), responses: { 204: 'user is a public member', 404: 'user is not a public member' },
+      scopes: ['organization'], access: { org: 'visible' }, params: strs('org', 'username'), responses: { 204: 'user is a public member', 404: 'user is not a public member' },
       handler: async (req: ApiRequest<unknown, unknown, { org: string; username: string }>) => {
-        const org = await orgOf(req);
-        const user = await requireUser(req.params.username);
+        const org = ownerOf(req);
+        const user = await users.require(req.params.username);
         if (!(await db('org_users').where({ org_id: org.id, uid: user.id, is_public: true }).first('id'))) throw ApiError.notFound('user is not a public member of the organization');
         return noContent();
       },
@@ -309,10 +293,10 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     ...(['put', 'delete'] as const).map((method): ApiOperation => ({
       method, path: '/orgs/{org}/public_members/{username}', operationId: method === 'put' ? 'orgPublicizeMember' : 'orgConcealMember', tag: 'organization',
       summary: method === 'put' ? "Publicize a user's membership" : "Conceal a user's membership",
-      scopes: ['organization'], auth: 'required', params: strs('org', 'username'), responses: { 204: 'done', 403: 'APIError', 404: 'APIError' },
+      scopes: ['organization'], access: { org: 'visible' }, auth: 'required', params: strs('org', 'username'), responses: { 204: 'done', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { org: string; username: string }>) => {
-        const org = await orgOf(req);
-        const user = await requireUser(req.params.username);
+        const org = ownerOf(req);
+        const user = await users.require(req.params.username);
         if (req.principal!.user.id !== user.id) throw ApiError.forbidden(`you cannot ${method === 'put' ? 'publicize' : 'conceal'} another member's membership`);
         const updated = await db('org_users').where({ org_id: org.id, uid: user.id }).update({ is_public: method === 'put' });
         if (!updated) throw ApiError.notFound('user is not a member of the organization');
@@ -323,26 +307,24 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     // --- user-organization routes ---------------------------------------------------------------
     {
       method: 'get', path: '/user/orgs', operationId: 'orgListCurrentUserOrgs', tag: 'organization', summary: "List the current user's organizations",
-      scopes: ['user', 'organization'], auth: 'required', paged: true, responses: { 200: list('Organization') },
+      scopes: ['user', 'organization'], access: 'caller', auth: 'required', paged: true, responses: { 200: list('Organization') },
       handler: async (req) => orgPage(req, memberOrgs(req.principal!.user.id, req.principal, true)),
     },
     {
       method: 'get', path: '/users/{username}/orgs', operationId: 'orgListUserOrgs', tag: 'organization', summary: "List a user's organizations",
-      scopes: ['user', 'organization'], auth: 'required', params: str('username'), paged: true, responses: { 200: list('Organization') },
+      scopes: ['user', 'organization'], access: { user: 'visible' }, auth: 'required', params: str('username'), paged: true, responses: { 200: list('Organization') },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
-        const user = await requireUser(req.params.username);
-        if (!users.canSee(user, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
+        const user = userOf(req);
         const p = req.principal!;
-        return orgPage(req, memberOrgs(user.id, p, isAdmin(p) || (!p.publicOnly && p.user.id === user.id)));
+        return orgPage(req, memberOrgs(user.id, p, actsAsAdmin(p) || (!p.publicOnly && p.user.id === user.id)));
       },
     },
     {
       method: 'get', path: '/users/{username}/orgs/{org}/permissions', operationId: 'orgGetUserPermissions', tag: 'organization', summary: "Get a user's permissions in an organization",
-      scopes: ['user', 'organization'], auth: 'required', params: strs('username', 'org'), responses: { 200: 'OrganizationPermissions' },
+      scopes: ['user', 'organization'], access: { user: 'visible' }, auth: 'required', params: strs('username', 'org'), responses: { 200: 'OrganizationPermissions' },
       handler: async (req: ApiRequest<unknown, unknown, { username: string; org: string }>) => {
-        const user = await requireUser(req.params.username);
-        if (!users.canSee(user, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
-        const org = await requireOrg(req.params.org, req.principal);
+        const user = userOf(req);
+        const org = await repos.access.resolveOrg(req.params.org, req.principal, 'visible');
         const level = await maxTeamMode(db, org.id, user.id);
         return ok({ is_owner: level >= 4, is_admin: level >= 3, can_write: level >= 2, can_read: level >= 1, can_create_repository: await canCreateOrgRepo(db, org.id, user.id) });
       },
@@ -351,10 +333,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     // --- teams ------------------------------------------------------------------------------------
     {
       method: 'get', path: '/orgs/{org}/teams', operationId: 'orgListTeams', tag: 'organization', summary: "List an organization's teams",
-      scopes: ['organization'], auth: 'required', params: str('org'), paged: true, responses: { 200: list('Team') },
+      scopes: ['organization'], access: { org: 'member' }, auth: 'required', params: str('org'), paged: true, responses: { 200: list('Team') },
       handler: async (req: ApiRequest<unknown, unknown, { org: string }>) => {
-        const org = await orgOf(req);
-        await requireMember(org, req.principal);
+        const org = ownerOf(req);
         const q = db('teams').where('org_id', org.id);
         const [rows, [{ n }]] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().count<{ n: number }[]>({ n: '*' })]);
         const items = [];
@@ -364,12 +345,11 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/orgs/{org}/teams/search', operationId: 'teamSearch', tag: 'organization', summary: 'Search for teams within an organization',
-      scopes: ['organization'], auth: 'required', params: str('org'), paged: true,
+      scopes: ['organization'], access: { org: 'member' }, auth: 'required', params: str('org'), paged: true,
       query: { type: 'object', properties: { q: { type: 'string', maxLength: 255 }, include_desc: { type: 'boolean' } } },
       responses: { 200: { description: 'SearchResults of teams', schema: { type: 'object', properties: { ok: { type: 'boolean' }, data: { type: 'array', items: { $ref: 'Team' } } } } } },
       handler: async (req: ApiRequest<unknown, { q?: string; include_desc?: boolean }, { org: string }>) => {
-        const org = await orgOf(req);
-        await requireMember(org, req.principal);
+        const org = ownerOf(req);
         let q = db('teams').where('org_id', org.id);
         const keyword = req.query.q;
         if (keyword) {
@@ -387,10 +367,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'post', path: '/orgs/{org}/teams', operationId: 'orgCreateTeam', tag: 'organization', summary: 'Create a team',
-      scopes: ['organization'], auth: 'required', params: str('org'), body: 'CreateTeamOption', bodyRequired: true, responses: { 201: 'Team', 422: 'APIError' },
+      scopes: ['organization'], access: { org: 'owner' }, auth: 'required', params: str('org'), body: 'CreateTeamOption', bodyRequired: true, responses: { 201: 'Team', 422: 'APIError' },
       handler: async (req: ApiRequest<TeamBody, unknown, { org: string }>) => {
-        const org = await orgOf(req);
-        await requireOwner(org, req.principal);
+        const org = ownerOf(req);
         const b = req.body;
         if (!b.name || !TEAM_NAME.test(b.name)) throw ApiError.unprocessable(`team name is invalid [name: ${b.name}]: use letters, digits, '-', '_' and '.'`);
         const { authorize, units_map } = teamUnits(b);
@@ -413,17 +392,17 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/teams/{id}', operationId: 'orgGetTeam', tag: 'organization', summary: 'Get a team',
-      scopes: ['organization'], auth: 'required', params: TEAM_ID, responses: { 200: 'Team', 404: 'APIError' },
+      scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: TEAM_ID, responses: { 200: 'Team', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'view');
+        const { team, org } = teamOf(req);
         return ok(await teamJson(team, org));
       },
     },
     {
       method: 'patch', path: '/teams/{id}', operationId: 'orgEditTeam', tag: 'organization', summary: 'Edit a team',
-      scopes: ['organization'], auth: 'required', params: TEAM_ID, body: 'EditTeamOption', bodyRequired: true, responses: { 200: 'Team', 422: 'APIError' },
+      scopes: ['organization'], access: { team: 'owner' }, auth: 'required', params: TEAM_ID, body: 'EditTeamOption', bodyRequired: true, responses: { 200: 'Team', 422: 'APIError' },
       handler: async (req: ApiRequest<TeamBody, unknown, { id: number }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own');
+        const { team, org } = teamOf(req);
         const b = req.body;
         const patch: Record<string, unknown> = { updated_unix: nowUnix() };
         if (b.description !== undefined) patch.description = b.description;
@@ -457,9 +436,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/teams/{id}', operationId: 'orgDeleteTeam', tag: 'organization', summary: 'Delete a team',
-      scopes: ['organization'], auth: 'required', params: TEAM_ID, responses: { 204: 'deleted', 422: 'APIError' },
+      scopes: ['organization'], access: { team: 'owner' }, auth: 'required', params: TEAM_ID, responses: { 204: 'deleted', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own');
+        const { team, org } = teamOf(req);
         if (isOwnersTeam(team)) throw ApiError.unprocessable('the Owners team cannot be deleted');
         await db.transaction(async (trx) => {
           const uids = (await trx('team_users').where('team_id', team.id).select('uid')).map((r: { uid: number }) => Number(r.uid));
@@ -473,28 +452,28 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/teams/{id}/members', operationId: 'orgListTeamMembers', tag: 'organization', summary: "List a team's members",
-      scopes: ['organization'], auth: 'required', params: TEAM_ID, paged: true, responses: { 200: list('User') },
+      scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: TEAM_ID, paged: true, responses: { 200: list('User') },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
-        const { team } = await requireTeam(Number(req.params.id), req.principal, 'view');
+        const { team } = teamOf(req);
         return userPage(req, users.query().whereIn('users.id', (s) => s.select('uid').from('team_users').where('team_id', team.id)));
       },
     },
     {
       method: 'get', path: '/teams/{id}/members/{username}', operationId: 'orgListTeamMember', tag: 'organization', summary: 'Get a member of a team',
-      scopes: ['organization'], auth: 'required', params: teamIdAnd('username'), responses: { 200: 'User', 404: 'APIError' },
+      scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: teamIdAnd('username'), responses: { 200: 'User', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; username: string }>) => {
-        const { team } = await requireTeam(Number(req.params.id), req.principal, 'view');
-        const user = await requireUser(req.params.username);
+        const { team } = teamOf(req);
+        const user = await users.require(req.params.username);
         if (!(await db('team_users').where({ team_id: team.id, uid: user.id }).first('id'))) throw ApiError.notFound('user is not a member of the team');
         return ok(users.toApi(user, req.principal));
       },
     },
     {
       method: 'put', path: '/teams/{id}/members/{username}', operationId: 'orgAddTeamMember', tag: 'organization', summary: 'Add a team member',
-      scopes: ['organization'], auth: 'required', params: teamIdAnd('username'), responses: { 204: 'added' },
+      scopes: ['organization'], access: { team: 'owner' }, auth: 'required', params: teamIdAnd('username'), responses: { 204: 'added' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; username: string }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own');
-        const user = await requireUser(req.params.username);
+        const { team, org } = teamOf(req);
+        const user = await users.require(req.params.username);
         try {
           await db.transaction(async (trx) => {
             if (!(await trx('team_users').where({ team_id: team.id, uid: user.id }).first('id'))) await trx('team_users').insert({ org_id: org.id, team_id: team.id, uid: user.id });
@@ -508,10 +487,10 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/teams/{id}/members/{username}', operationId: 'orgRemoveTeamMember', tag: 'organization', summary: 'Remove a team member',
-      scopes: ['organization'], auth: 'required', params: teamIdAnd('username'), responses: { 204: 'removed', 422: 'APIError' },
+      scopes: ['organization'], access: { team: 'owner' }, auth: 'required', params: teamIdAnd('username'), responses: { 204: 'removed', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; username: string }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own');
-        const user = await requireUser(req.params.username);
+        const { team, org } = teamOf(req);
+        const user = await users.require(req.params.username);
         await db.transaction(async (trx) => {
           const seat = await trx('team_users').where({ team_id: team.id, uid: user.id }).first('id');
           if (!seat) throw ApiError.notFound('user is not a member of the team');
@@ -527,9 +506,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/teams/{id}/repos', operationId: 'orgListTeamRepos', tag: 'organization', summary: "List a team's repositories",
-      scopes: ['organization'], auth: 'required', params: TEAM_ID, paged: true, responses: { 200: list('Repository') },
+      scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: TEAM_ID, paged: true, responses: { 200: list('Repository') },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'view');
+        const { team, org } = teamOf(req);
         const q = teamRepoQuery(team);
         const [rows, total] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().resultSize()]);
         const items = [];
@@ -539,10 +518,10 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/teams/{id}/repos/{org}/{repo}', operationId: 'orgListTeamRepo', tag: 'organization', summary: 'Get a repository of a team',
-      scopes: ['organization'], auth: 'required', params: teamIdAnd('org', 'repo'), responses: { 200: 'Repository', 404: 'APIError' },
+      scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: teamIdAnd('org', 'repo'), responses: { 200: 'Repository', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; org: string; repo: string }>) => {
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'view');
-        const resolved = await repos.resolve(req.params.org, req.params.repo, req.principal, 'read');
+        const { team, org } = teamOf(req);
+        const resolved = await repos.access.resolveRepo(req.params.org, req.params.repo, req.principal, 'read');
         const has = await teamRepoQuery(team).where('id', resolved.repo.id).first();
         if (!has) throw ApiError.notFound('the repository is not a repository of the team');
         return ok(await repos.toApi(resolved.repo, org, req.principal));
@@ -551,19 +530,11 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     ...(['put', 'delete'] as const).map((method): ApiOperation => ({
       method, path: '/teams/{id}/repos/{org}/{repo}', operationId: method === 'put' ? 'orgAddTeamRepository' : 'orgRemoveTeamRepository', tag: 'organization',
       summary: method === 'put' ? 'Add a repository to a team' : 'Remove a repository from a team',
-      scopes: ['organization'], auth: 'required', params: teamIdAnd('org', 'repo'), responses: { 204: 'done', 403: 'APIError' },
+      scopes: ['organization'], access: { repo: { need: 'admin' }, params: { owner: 'org', repo: 'repo' } }, auth: 'required', params: teamIdAnd('org', 'repo'),
+      responses: { 204: 'done', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number; org: string; repo: string }>) => {
-        const resolved = await repos.resolve(req.params.org, req.params.repo, req.principal, 'admin');
-        const { team, org } = await requireTeam(Number(req.params.id), req.principal, 'own').catch(async (err) => {
-          // Gitea's repo_admin_change_team_access: the repository's admins (members of the
-          // organization) may change which teams reach it, not only the organization's owners.
-          // A 403 here means the team exists and the caller is a member of its organization.
-          if (!(isApiError(err) && err.status === 403)) throw err;
-          const team = (await teamById(db, Number(req.params.id)))!;
-          const settings = await db('org_settings').where('org_id', team.org_id).first('repo_admin_change_team_access');
-          if (!settings?.repo_admin_change_team_access) throw err;
-          return { team, org: (await users.byId(team.org_id))! };
-        });
+        const resolved = repoOf(req);
+        const { team, org } = await teamForRepoChange(Number(req.params.id), req.principal);
         if (resolved.repo.owner_id !== org.id) throw ApiError.unprocessable('the repository does not belong to the team\'s organization');
         if (method === 'put') {
           if (!(await db('team_repos').where({ team_id: team.id, repo_id: resolved.repo.id }).first('id'))) {
@@ -581,7 +552,7 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     })),
     {
       method: 'get', path: '/user/teams', operationId: 'userListTeams', tag: 'user', summary: "List all the teams a user belongs to",
-      scopes: ['user', 'organization'], auth: 'required', paged: true, responses: { 200: list('Team') },
+      scopes: ['user', 'organization'], access: 'caller', auth: 'required', paged: true, responses: { 200: list('Team') },
       handler: async (req) => {
         const q = db('teams').whereIn('id', (s) => s.select('team_id').from('team_users').where('uid', req.principal!.user.id));
         const [rows, [{ n }]] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().count<{ n: number }[]>({ n: '*' })]);
@@ -592,9 +563,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/teams', operationId: 'repoListTeams', tag: 'repository', summary: "List a repository's teams",
-      scopes: ['repository'], params: strs('owner', 'repo'), responses: { 200: list('Team') },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: strs('owner', 'repo'), responses: { 200: list('Team') },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const { repo, owner } = await resolveRepo(req, 'read');
+        const { repo, owner } = repoOf(req);
         if (owner.type !== 1) throw ApiError.notFound('the repository is not owned by an organization');
         const rows = await db('teams').where('org_id', owner.id)
           .where((w) => w.where('includes_all_repositories', true).orWhere('authorize', OWNER_MODE).orWhereIn('id', (s) => s.select('team_id').from('team_repos').where('repo_id', repo.id)))
@@ -608,17 +579,17 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     // --- collaborators ------------------------------------------------------------------------------
     {
       method: 'get', path: '/repos/{owner}/{repo}/collaborators', operationId: 'repoListCollaborators', tag: 'repository', summary: "List a repository's collaborators",
-      scopes: ['repository'], params: strs('owner', 'repo'), paged: true, responses: { 200: list('User') },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: strs('owner', 'repo'), paged: true, responses: { 200: list('User') },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const { repo } = await resolveRepo(req, 'read');
+        const { repo } = repoOf(req);
         return userPage(req, users.query().whereIn('users.id', (s) => s.select('user_id').from('collaborations').where('repo_id', repo.id)));
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/collaborators/{collaborator}', operationId: 'repoCheckCollaborator', tag: 'repository', summary: 'Check if a user is a collaborator of a repository',
-      scopes: ['repository'], params: strs('owner', 'repo', 'collaborator'), responses: { 204: 'user is a collaborator', 404: 'user is not a collaborator', 422: 'APIError' },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: strs('owner', 'repo', 'collaborator'), responses: { 204: 'user is a collaborator', 404: 'user is not a collaborator', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; collaborator: string }>) => {
-        const { repo } = await resolveRepo(req, 'read');
+        const { repo } = repoOf(req);
         const user = await users.byName(req.params.collaborator);
         if (!user || user.type !== 0) throw ApiError.unprocessable(`user does not exist [name: ${req.params.collaborator}]`);
         if (!(await db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('id'))) throw ApiError.notFound('user is not a collaborator');
@@ -627,9 +598,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'put', path: '/repos/{owner}/{repo}/collaborators/{collaborator}', operationId: 'repoAddCollaborator', tag: 'repository', summary: 'Add a collaborator to a repository',
-      scopes: ['repository'], auth: 'required', params: strs('owner', 'repo', 'collaborator'), body: 'AddCollaboratorOption', responses: { 204: 'added', 422: 'APIError' },
+      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: strs('owner', 'repo', 'collaborator'), body: 'AddCollaboratorOption', responses: { 204: 'added', 422: 'APIError' },
       handler: async (req: ApiRequest<{ permission?: 'read' | 'write' | 'admin' } | undefined, unknown, { owner: string; repo: string; collaborator: string }>) => {
-        const { repo } = await resolveRepo(req, 'admin');
+        const { repo } = repoOf(req);
         const user = await users.byName(req.params.collaborator);
         if (!user || user.type !== 0) throw ApiError.unprocessable(`user does not exist [name: ${req.params.collaborator}]`);
         if (user.id === repo.owner_id) throw ApiError.unprocessable('the owner of a repository cannot be its collaborator');
@@ -650,9 +621,9 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/collaborators/{collaborator}', operationId: 'repoDeleteCollaborator', tag: 'repository', summary: 'Remove a collaborator from a repository',
-      scopes: ['repository'], auth: 'required', params: strs('owner', 'repo', 'collaborator'), responses: { 204: 'removed', 422: 'APIError' },
+      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: strs('owner', 'repo', 'collaborator'), responses: { 204: 'removed', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; collaborator: string }>) => {
-        const { repo } = await resolveRepo(req, 'admin');
+        const { repo } = repoOf(req);
         const user = await users.byName(req.params.collaborator);
         if (!user || user.type !== 0) throw ApiError.unprocessable(`user does not exist [name: ${req.params.collaborator}]`);
         await db('collaborations').where({ repo_id: repo.id, user_id: user.id }).delete();
@@ -661,13 +632,13 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/collaborators/{collaborator}/permission', operationId: 'repoGetRepoPermissions', tag: 'repository', summary: 'Get repository permissions for a user',
-      scopes: ['repository'], auth: 'required', params: strs('owner', 'repo', 'collaborator'), responses: { 200: 'RepoCollaboratorPermission', 403: 'APIError' },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, auth: 'required', params: strs('owner', 'repo', 'collaborator'), responses: { 200: 'RepoCollaboratorPermission', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; collaborator: string }>) => {
-        const resolved = await resolveRepo(req, 'read');
+        const resolved = repoOf(req);
         const user = await users.byName(req.params.collaborator);
         if (!user || user.type !== 0) throw ApiError.notFound(`user does not exist [name: ${req.params.collaborator}]`);
         const p = req.principal!;
-        if (!isAdmin(p) && p.user.id !== user.id && !resolved.permission.admin) {
+        if (!actsAsAdmin(p) && p.user.id !== user.id && !resolved.permission.admin) {
           throw ApiError.forbidden('only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own');
         }
         const permission = await modeOf(resolved.repo, resolved.owner, user);

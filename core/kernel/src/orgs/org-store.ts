@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError, type Principal } from '@hearth/plugin-api';
+import { ApiError } from '@hearth/plugin-api';
 import { isUniqueViolation } from '../db/errors';
 import { UserRow, VISIBILITY_NAMES, nowUnix } from '../users/models';
 import { assertValidUserName } from '../users/names';
@@ -107,15 +107,6 @@ export async function removeRepoAccess(trx: Db, repoId: number | number[]): Prom
   if (ids.length === 0) return;
   await trx('team_repos').whereIn('repo_id', ids).delete();
   await trx('collaborations').whereIn('repo_id', ids).delete();
-}
-
-/** Whether `viewer` may see the organization at all (private: members and site admins). */
-export async function canSeeOrg(db: Db, org: UserRow, viewer: Principal | null): Promise<boolean> {
-  const visibility = VISIBILITY_NAMES[org.visibility] ?? 'public';
-  if (visibility === 'public') return true;
-  if (!viewer || viewer.publicOnly) return false;
-  if (visibility === 'limited' || viewer.user.isAdmin) return true;
-  return isOrgMember(db, org.id, viewer.user.id);
 }
 
 export interface CreateOrgInput {

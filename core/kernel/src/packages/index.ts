@@ -1,17 +1,14 @@
-import path from 'node:path';
 import type { Express, NextFunction, Request, Response, Router } from 'express';
-import { ApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal, type PackageRouteOptions } from '@hearth/plugin-api';
-import { grants, levelForMethod } from '../auth/scopes';
+import { ApiError, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal, type PackageRouteOptions } from '@hearth/plugin-api';
+import { levelForMethod } from '../auth/scopes';
 import { unixToIso, GO_ZERO_TIME } from '../users/models';
 import type { UserRow } from '../users/models';
+import { ownerOf } from '../access/operation-access';
 import type { PackageDeps } from './package-deps';
 import { createBlobStore } from '../storage';
 import { PackageService, packageSettings } from './package-service';
 
 export { PackageService } from './package-service';
-
-/** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
-const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
 
 const VERSION_PARAMS: JsonSchema = {
   type: 'object',
@@ -36,35 +33,19 @@ export function createPackageFramework(deps: PackageDeps) {
   const services = new PackageService(deps, blobs, settings);
   services.tapOwnerDeletion(deps.hooks);
 
-  /** The owner named in a request, if the caller may see it; 404 otherwise (unknown and invisible look alike). */
-  async function visibleOwner(name: string, principal: Principal | null): Promise<{ owner: UserRow; canWrite: boolean }> {
-    const owner = await deps.users.byName(name);
-    const permission = owner ? await deps.repos.access.packagePermission(owner, principal) : null;
-    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${name}]`);
-    return { owner, canWrite: permission.canWrite };
-  }
-
-  function requireWrite(canWrite: boolean, principal: Principal | null): void {
-    if (canWrite) return;
-    if (!principal) throw new ApiError(401, 'authentication required to change packages', undefined, CHALLENGE);
-    throw ApiError.forbidden('you may not change the packages of this owner');
-  }
-
-  /** Before every format router: authenticate, resolve the owner, check the token scope and the permission for the method. */
+  /** Before every format router: authenticate, then the owner, the token scope and the permission for the method (ownerAccess). */
   function guard(options: PackageRouteOptions) {
     return async (req: Request, _res: Response, next: NextFunction) => {
       const principal = await deps.authenticate(req);
-      const { owner, canWrite } = await visibleOwner(String(req.params.owner), principal).catch((err: unknown) => {
+      const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
+      const access = await services.ownerAccess(String(req.params.owner), principal, level).catch((err: unknown) => {
         // A client that only sends credentials when challenged (cargo) is told to, as Gitea does.
-        if (!principal && options.anonymousChallenge) throw new ApiError(401, 'authentication required', undefined, { 'WWW-Authenticate': typeof options.anonymousChallenge === 'function' ? options.anonymousChallenge() : options.anonymousChallenge });
+        if (!principal && options.anonymousChallenge && isApiError(err) && err.status === 404) {
+          throw new ApiError(401, 'authentication required', undefined, { 'WWW-Authenticate': typeof options.anonymousChallenge === 'function' ? options.anonymousChallenge() : options.anonymousChallenge });
+        }
         throw err;
       });
-      const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
-      if (principal && !grants(principal.scopes, 'package', level)) {
-        throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
-      }
-      if (level !== 'read') requireWrite(canWrite, principal);
-      services.setAccess(req, { owner: deps.users.toInfo(owner), principal, canWrite });
+      services.setAccess(req, access);
       next();
     };
   }
@@ -86,11 +67,12 @@ export function createPackageFramework(deps: PackageDeps) {
     };
   }
 
-  async function versionOf(req: ApiRequest<unknown, unknown, VersionParams>): Promise<{ owner: UserRow; canWrite: boolean; version: PackageVersionInfo }> {
-    const { owner, canWrite } = await visibleOwner(req.params.owner, req.principal);
+  /** The version a `{ packages }` operation names, of the owner its declaration resolved. */
+  async function versionOf(req: ApiRequest<unknown, unknown, VersionParams>): Promise<{ owner: UserRow; version: PackageVersionInfo }> {
+    const owner = ownerOf(req);
     const version = await services.getVersion(owner.id, req.params.type, req.params.name, req.params.version);
     if (!version) throw ApiError.notFound('package does not exist');
-    return { owner, canWrite, version };
+    return { owner, version };
   }
 
   return {
@@ -100,7 +82,7 @@ export function createPackageFramework(deps: PackageDeps) {
       const common = { tag: 'package', auth: 'optional' as const };
       return [
         {
-          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}', operationId: 'listPackages', summary: 'Gets all packages of an owner',
+          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}', operationId: 'listPackages', summary: 'Gets all packages of an owner',
           params: { type: 'object', properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the packages' } }, required: ['owner'] },
           query: {
             type: 'object',
@@ -112,14 +94,14 @@ export function createPackageFramework(deps: PackageDeps) {
           paged: true,
           responses: { 200: { description: 'PackageList', schema: { type: 'array', items: { $ref: 'Package' } } }, 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, { type?: string; q?: string }, { owner: string }>) => {
-            const { owner } = await visibleOwner(req.params.owner, req.principal);
+            const owner = ownerOf(req);
             const { items, total } = await services.searchVersions(owner.id, req.query, req.paging);
             const body = await Promise.all(items.map((v) => toApiPackage(v, owner, req.principal)));
             return deps.http.paged(req, body, total);
           },
         },
         {
-          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'getPackage', summary: 'Gets a package',
+          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'getPackage', summary: 'Gets a package',
           params: VERSION_PARAMS, responses: { 200: 'Package', 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { owner, version } = await versionOf(req);
@@ -127,17 +109,16 @@ export function createPackageFramework(deps: PackageDeps) {
           },
         },
         {
-          ...common, scopes: ['package'], method: 'delete', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'deletePackage', summary: 'Delete a package',
+          ...common, scopes: ['package'], access: { packages: 'write' }, method: 'delete', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'deletePackage', summary: 'Delete a package',
           params: VERSION_PARAMS, responses: { 204: { description: 'deleted' }, 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
-            const { canWrite, version } = await versionOf(req);
-            requireWrite(canWrite, req.principal);
+            const { version } = await versionOf(req);
             await services.deleteVersion(version.id, req.principal?.user ?? null);
             return noContent();
           },
         },
         {
-          ...common, scopes: ['package'], method: 'get', path: '/packages/{owner}/{type}/{name}/{version}/files', operationId: 'listPackageFiles', summary: 'Gets all files of a package',
+          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}/{type}/{name}/{version}/files', operationId: 'listPackageFiles', summary: 'Gets all files of a package',
           params: VERSION_PARAMS, responses: { 200: { description: 'PackageFileList', schema: { type: 'array', items: { $ref: 'PackageFile' } } }, 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { version } = await versionOf(req);

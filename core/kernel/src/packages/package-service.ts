@@ -32,6 +32,9 @@ export function packageSettings(config: PackageDeps['config']): PackageSettings 
   return { ENABLED: s.ENABLED ?? true, LIMIT_TOTAL_OWNER_COUNT: s.LIMIT_TOTAL_OWNER_COUNT ?? -1, LIMIT_TOTAL_OWNER_SIZE: s.LIMIT_TOTAL_OWNER_SIZE ?? -1 };
 }
 
+/** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
+
 const num = (v: unknown): number => Number(v ?? 0);
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
 
@@ -101,6 +104,12 @@ export class PackageService implements PackageRegistry {
     return access;
   }
 
+  /**
+   * The package owner named in a request as the caller may use it, by the access module's
+   * packagePermission: 404 when unknown or invisible (alike), 403 when a token lacks
+   * `<level>:package`, 401 (with a Basic challenge) or 403 for a change without permission.
+   * The registry routers' guard and plugins' own routers (the cargo git index) ask this.
+   */
   async ownerAccess(ownerName: string, principal: Principal | null, level: ScopeLevel = 'read'): Promise<PackageAccess> {
     const owner = await this.deps.users.byName(ownerName);
     const permission = owner ? await this.deps.repos.access.packagePermission(owner, principal) : null;
@@ -109,7 +118,7 @@ export class PackageService implements PackageRegistry {
       throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
     }
     if (level !== 'read' && !permission.canWrite) {
-      if (!principal) throw ApiError.unauthorized('authentication required to change packages');
+      if (!principal) throw new ApiError(401, 'authentication required to change packages', undefined, CHALLENGE);
       throw ApiError.forbidden('you may not change the packages of this owner');
     }
     return { owner: this.deps.users.toInfo(owner), principal, canWrite: permission.canWrite };

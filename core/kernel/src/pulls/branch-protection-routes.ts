@@ -1,4 +1,5 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type OperationAccess } from '@hearth/plugin-api';
+import { repoOf } from '../access/operation-access';
 import type { KernelServices } from '../kernel-services';
 import { unixToIso } from '../users/models';
 import { readRef } from '../repos/git-data-git';
@@ -40,6 +41,9 @@ interface ProtectionBody {
   unprotected_file_patterns?: string;
 }
 
+/** Rules are read and changed by repository admins only (Gitea's reqAdmin). */
+const ADMIN: OperationAccess = { repo: { need: 'admin' } };
+
 const NAME_PARAMS: JsonSchema = {
   type: 'object',
   properties: { ...(OWNER_REPO_PARAMS.properties as object), name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of protected branch' } },
@@ -73,15 +77,12 @@ const EMPTY_RULE: RuleFields = {
 
 /**
  * Protected branches (Gitea's /repos/{owner}/{repo}/branch_protections…): repository admins
- * manage rules named by a branch or a glob. What a rule means is enforced elsewhere: pushes in the
- * pre-receive hook (smart-http passes the pusher's rules), merges in branch-protection-checks.ts,
- * the Branch JSON in repos/git-data-branches.ts.
+ * manage rules named by a branch or a glob. What a rule means is enforced elsewhere: moving a
+ * branch (git pushes, the contents API, branch creation and deletion, pull request updates) in
+ * ref-protection.ts, merges in branch-protection-checks.ts, the Branch JSON in repos/git-data-branches.ts.
  */
 export function branchProtectionOperations(deps: KernelServices): ApiOperation[] {
-  const { db, repos, users } = deps;
-
-  const open = (req: ApiRequest<any, any, RepoParams>): Promise<ResolvedRepo> =>
-    repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+  const { db, users } = deps;
 
   /** User ids for names; 422 naming the first unknown one. */
   const userIds = async (names: string[] | undefined): Promise<number[]> => {
@@ -169,10 +170,10 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoListBranchProtection', tag: 'repository', summary: 'List branch protections for a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS,
+      scopes: ['repository'], access: ADMIN, auth: 'required', params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'BranchProtectionList', schema: { type: 'array', items: { $ref: 'BranchProtection' } } } },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await open(req);
+        const r = repoOf(req);
         const out = [];
         for (const rule of await listRules(db, r.repo.id)) out.push(await toApi(rule));
         return ok(out);
@@ -180,10 +181,10 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoCreateBranchProtection', tag: 'repository', summary: 'Create a branch protections for a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateBranchProtectionOption', bodyRequired: true,
+      scopes: ['repository'], access: ADMIN, auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateBranchProtectionOption', bodyRequired: true,
       responses: { 201: 'BranchProtection', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ProtectionBody, unknown, RepoParams>) => {
-        const r = await open(req);
+        const r = repoOf(req);
         const name = (req.body.rule_name || req.body.branch_name || '').trim();
         if (!name) throw ApiError.unprocessable('rule_name (or branch_name) is required');
         if (!isGlobRule(name)) {
@@ -198,19 +199,19 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoGetBranchProtection', tag: 'repository', summary: 'Get a specific branch protection for the repository',
-      scopes: ['repository'], auth: 'required', params: NAME_PARAMS, responses: { 200: 'BranchProtection', 404: 'APIError' },
+      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, responses: { 200: 'BranchProtection', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
-        const r = await open(req);
+        const r = repoOf(req);
         return ok(await toApi(await requireRule(r, req.params.name)));
       },
     },
     {
       method: 'patch', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoEditBranchProtection', tag: 'repository',
       summary: 'Edit a branch protections for a repository. Only fields that are set will be changed',
-      scopes: ['repository'], auth: 'required', params: NAME_PARAMS, body: 'EditBranchProtectionOption', bodyRequired: true,
+      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, body: 'EditBranchProtectionOption', bodyRequired: true,
       responses: { 200: 'BranchProtection', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ProtectionBody, unknown, NameParams>) => {
-        const r = await open(req);
+        const r = repoOf(req);
         const rule = await requireRule(r, req.params.name);
         const fields = await fieldsOf(r, req.body);
         return ok(await toApi(Object.keys(fields).length ? await updateRule(db, rule.id, fields) : rule));
@@ -218,9 +219,9 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoDeleteBranchProtection', tag: 'repository', summary: 'Delete a specific branch protection for the repository',
-      scopes: ['repository'], auth: 'required', params: NAME_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
-        const r = await open(req);
+        const r = repoOf(req);
         await deleteRule(db, (await requireRule(r, req.params.name)).id);
         return noContent();
       },

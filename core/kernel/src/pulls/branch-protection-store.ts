@@ -115,6 +115,11 @@ export function ruleRegex(name: string): string {
   return `^(${out})$`;
 }
 
+/** The anchored regular expression of any rule (a plain name matches itself only), for the pre-receive hook. */
+export function ruleMatcher(rule: { rule_name: string }): string {
+  return ruleRegex(isGlobRule(rule.rule_name) ? rule.rule_name : rule.rule_name.replace(/[*?[\]{}\\]/g, '\\$&'));
+}
+
 /** Whether a rule applies to a branch. */
 export function ruleMatches(rule: { rule_name: string }, branch: string): boolean {
   if (!isGlobRule(rule.rule_name)) return rule.rule_name === branch;
@@ -125,9 +130,14 @@ export function ruleMatches(rule: { rule_name: string }, branch: string): boolea
   }
 }
 
-/** The rule that governs a branch: an exact rule first, then the oldest matching glob (Gitea 1.20). */
+/** Rules (oldest first) in the order they are tried on a branch: exact names, then globs (Gitea 1.20). */
+export function inPrecedence<T extends { rule_name: string }>(rules: T[]): T[] {
+  return [...rules.filter((r) => !isGlobRule(r.rule_name)), ...rules.filter((r) => isGlobRule(r.rule_name))];
+}
+
+/** The rule that governs a branch: an exact rule first, then the oldest matching glob. */
 export function firstMatchingRule<T extends { rule_name: string }>(rules: T[], branch: string): T | undefined {
-  return rules.find((r) => !isGlobRule(r.rule_name) && r.rule_name === branch) ?? rules.find((r) => isGlobRule(r.rule_name) && ruleMatches(r, branch));
+  return inPrecedence(rules).find((r) => ruleMatches(r, branch));
 }
 
 /** Rules of a repository, oldest first. */
@@ -191,22 +201,6 @@ export async function canMergeUnderRule(db: Db, rule: ProtectedBranchRow, uid: n
 export async function isOfficialReviewer(db: Db, rule: ProtectedBranchRow, uid: number, hasWrite: boolean): Promise<boolean> {
   if (!rule.enable_approvals_whitelist) return hasWrite;
   return rule.approvals_whitelist_user_ids.includes(uid) || (await inTeams(db, rule.approvals_whitelist_team_ids, uid));
-}
-
-/**
- * The branch rules a push by `uid` must respect, for the pre-receive hook (HEARTH_BRANCH_RULES):
- * one line per rule in precedence order (exact names first, then globs), `<verdict> <regex>`
- * where verdict is `push` (the pusher may update the branch, fast-forward only) or `deny`.
- */
-export async function pushRulesEnv(db: Db, repoId: number, uid: number): Promise<string> {
-  const rules = await listRules(db, repoId);
-  const ordered = [...rules.filter((r) => !isGlobRule(r.rule_name)), ...rules.filter((r) => isGlobRule(r.rule_name))];
-  const lines: string[] = [];
-  for (const rule of ordered) {
-    const regex = isGlobRule(rule.rule_name) ? ruleRegex(rule.rule_name) : ruleRegex(rule.rule_name.replace(/[*?[\]{}\\]/g, '\\$&'));
-    lines.push(`${(await canPushUnderRule(db, rule, uid)) ? 'push' : 'deny'} ${regex}`);
-  }
-  return lines.join('\n');
 }
 
 export const isoOrEpoch = (unix: number) => unixToIso(unix);

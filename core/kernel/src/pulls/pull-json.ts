@@ -71,7 +71,7 @@ export async function pullJsons(deps: KernelServices, base: ResolvedRepo, items:
     if (repoJson.has(pull.head_repo_id)) continue;
     const headRepo = await repos.byId(pull.head_repo_id);
     const headOwner = headRepo ? await users.byId(headRepo.owner_id) : undefined;
-    const visible = headRepo && headOwner && (await repos.permission(headRepo, viewer, headOwner)).pull;
+    const visible = headRepo && headOwner && (await repos.access.permission(headRepo, viewer, headOwner)).pull;
     repoJson.set(pull.head_repo_id, visible ? await repos.toApi(headRepo!, headOwner!, viewer) : null);
   }
   const tips = new Map<string, string>();

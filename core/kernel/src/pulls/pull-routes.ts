@@ -20,7 +20,7 @@ import { withConflictRetry } from '../db/retry';
 import type { RepositoryRow } from '../repos/models';
 import { PULL_STATUS, toPull, type PullRow } from './pull-store';
 import { pullJsons } from './pull-json';
-import { MERGE_STYLES, PullService, type MergeStyle, type OpenedBase, type RepoParams } from './pull-service';
+import { MERGE_STYLES, PULLS_READ, PullService, type MergeStyle, type OpenedBase, type RepoParams } from './pull-service';
 import { assertMilestoneOf, resolveUsableLabels } from '../issues/issue-inputs';
 
 type IndexParams = RepoParams & { index: number };
@@ -106,7 +106,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
     }
     if (!repo) throw ApiError.notFound(`head repository does not exist [${head}]`);
     if (repo.id !== o.r.repo.id) {
-      if (!(await repos.permission(repo, req.principal, owner)).pull) throw ApiError.notFound(`head repository does not exist [${head}]`);
+      if (!(await repos.access.permission(repo, req.principal, owner)).pull) throw ApiError.notFound(`head repository does not exist [${head}]`);
       // A head in another repository must share history: a fork of the base (or the base's parent).
       const related = repo.fork_id === o.r.repo.id || (o.r.repo.fork_id && (repo.id === o.r.repo.fork_id || repo.fork_id === o.r.repo.fork_id));
       if (!related) throw ApiError.unprocessable('the head repository is not a fork of the base repository', { errors: [{ field: 'head', message: 'not a fork' }] });
@@ -135,7 +135,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
   const base = { tag: 'repository', scopes: ['repository'] as ['repository'] };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoListPullRequests', summary: "List a repo's pull requests",
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoListPullRequests', summary: "List a repo's pull requests",
       params: OWNER_REPO_PARAMS, query: listQuery, paged: true, responses: { 200: list('PullRequest'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { state?: string; sort?: string; milestone?: number; labels?: number[] }, RepoParams>) => {
         const o = await svc.open(req, 'read');
@@ -164,7 +164,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoCreatePullRequest', summary: 'Create a pull request', auth: 'required',
+      ...base, access: PULLS_READ, method: 'post', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoCreatePullRequest', summary: 'Create a pull request', auth: 'required',
       params: OWNER_REPO_PARAMS, body: 'CreatePullRequestOption', bodyRequired: true,
       responses: { 201: 'PullRequest', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreatePullBody, unknown, RepoParams>) => {
@@ -222,11 +222,11 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}.{diffType}', operationId: 'repoDownloadPullDiffOrPatch', summary: 'Get a pull request diff or patch',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}.{diffType}', operationId: 'repoDownloadPullDiffOrPatch', summary: 'Get a pull request diff or patch',
       params: DIFF_PARAMS, query: { type: 'object', properties: { binary: { type: 'boolean', description: 'whether to include binary file changes. if true, the diff is applicable with `git apply`' } } },
       responses: { 200: { description: 'APIString', schema: { type: 'string' } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { binary?: boolean }, IndexParams & { diffType: 'diff' | 'patch' }>) => {
-        const o = await svc.open(req, 'read');
+        const o = await svc.openWithCode(req);
         const { pull } = await svc.load(o.r, req.params.index);
         if (!pull.merge_base || !pull.head_commit_id) return raw(200, 'text/plain; charset=utf-8', '');
         const binary = req.query.binary ? ['--binary'] : [];
@@ -238,7 +238,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoGetPullRequest', summary: 'Get a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoGetPullRequest', summary: 'Get a pull request',
       params: INDEX_PARAMS, responses: { 200: 'PullRequest', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
         const o = await svc.open(req, 'read');
@@ -246,7 +246,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoEditPullRequest',
+      ...base, access: PULLS_READ, method: 'patch', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoEditPullRequest',
       summary: 'Update a pull request. If using deadline only the date will be taken into account, and time of day ignored.', auth: 'required',
       params: INDEX_PARAMS, body: 'EditPullRequestOption', bodyRequired: true,
       responses: { 201: 'PullRequest', 403: 'APIError', 404: 'APIError', 409: 'APIError', 412: 'APIError', 422: 'APIError' },
@@ -343,10 +343,10 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/commits', operationId: 'repoGetPullRequestCommits', summary: 'Get commits for a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/commits', operationId: 'repoGetPullRequestCommits', summary: 'Get commits for a pull request',
       params: INDEX_PARAMS, query: { type: 'object', properties: COMMIT_OPTION_QUERY }, paged: true, responses: { 200: list('Commit'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { stat?: boolean; files?: boolean; verification?: boolean }, IndexParams>) => {
-        const o = await svc.open(req, 'read');
+        const o = await svc.openWithCode(req);
         const { pull } = await svc.load(o.r, req.params.index);
         if (!pull.head_commit_id) return http.paged(req as unknown as ApiRequest, [], 0);
         const range = pull.merge_base && pull.merge_base !== pull.head_commit_id ? `${pull.merge_base}..${pull.head_commit_id}` : pull.merge_base ? '' : pull.head_commit_id;
@@ -358,7 +358,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/files', operationId: 'repoGetPullRequestFiles', summary: 'Get changed files for a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/files', operationId: 'repoGetPullRequestFiles', summary: 'Get changed files for a pull request',
       params: INDEX_PARAMS,
       query: {
         type: 'object',
@@ -371,7 +371,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
       responses: { 200: list('ChangedFile'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { 'skip-to'?: string }, IndexParams>) => {
-        const o = await svc.open(req, 'read');
+        const o = await svc.openWithCode(req);
         const { pull } = await svc.load(o.r, req.params.index);
         const files = await svc.changedFiles(o.r.gitDir, pull);
         const size = Math.max(1, Number(config.git?.MAX_GIT_DIFF_FILES ?? 100));
@@ -406,7 +406,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoPullRequestIsMerged', summary: 'Check if a pull request has been merged',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoPullRequestIsMerged', summary: 'Check if a pull request has been merged',
       params: INDEX_PARAMS, responses: { 204: 'pull request has been merged', 404: 'pull request has not been merged' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
         const o = await svc.open(req, 'read');
@@ -416,16 +416,16 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', summary: 'Merge a pull request', auth: 'required',
+      ...base, access: { repo: { need: 'write', unit: 'pulls' } }, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', summary: 'Merge a pull request', auth: 'required',
       params: INDEX_PARAMS, body: 'MergePullRequestOption', bodyRequired: true,
       responses: { 200: 'empty', 403: 'APIError', 404: 'APIError', 405: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<MergeBody, unknown, IndexParams>) => {
         const o = await svc.open(req, 'participate');
         const b = req.body;
         if (!MERGE_STYLES.includes(b.Do)) throw ApiError.unprocessable(`unknown merge style "${b.Do}"`);
-        // Merging writes the base branch: write on the code unit and on the pull requests unit.
-        const codeLevel = await repos.unitPermission(o.r.repo, req.principal, 'code', o.r.owner);
-        if (!o.canWrite || (codeLevel !== 'write' && codeLevel !== 'admin')) throw ApiError.forbidden('you do not have permission to merge this pull request');
+        // Merging writes the base branch: write on the code unit too (the declaration asks it of the pulls unit).
+        const codeLevel = await repos.access.unitPermission(o.r.repo, req.principal, 'code', o.r.owner);
+        if (codeLevel !== 'write' && codeLevel !== 'admin') throw ApiError.forbidden('you do not have permission to merge this pull request');
         await svc.merge(o, req.params.index, {
           style: b.Do, title: b.MergeTitleField, message: b.MergeMessageField, headCommitId: b.head_commit_id?.trim() || undefined,
           mergeCommitId: b.MergeCommitID, forceMerge: Boolean(b.force_merge), deleteBranch: b.delete_branch_after_merge,
@@ -434,7 +434,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/update', operationId: 'repoUpdatePullRequest', summary: "Merge PR's baseBranch into headBranch", auth: 'required',
+      ...base, access: PULLS_READ, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/update', operationId: 'repoUpdatePullRequest', summary: "Merge PR's baseBranch into headBranch", auth: 'required',
       params: INDEX_PARAMS, query: { type: 'object', properties: { style: { type: 'string', enum: ['merge', 'rebase'], description: 'how to update pull request' } } },
       responses: { 200: 'empty', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, { style?: 'merge' | 'rebase' }, IndexParams>) => {
@@ -451,7 +451,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
 function pullByBaseHead(deps: KernelServices, svc: PullService): ApiOperation {
   const { db, users, repos } = deps;
   return {
-    tag: 'repository', scopes: ['repository'], method: 'get', path: '/repos/{owner}/{repo}/pulls/{base}/{head}', operationId: 'repoGetPullRequestByBaseHead',
+    tag: 'repository', scopes: ['repository'], access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{base}/{head}', operationId: 'repoGetPullRequestByBaseHead',
     summary: 'Get a pull request by base and head',
     params: {
       type: 'object',
@@ -472,7 +472,7 @@ function pullByBaseHead(deps: KernelServices, svc: PullService): ApiOperation {
       if (colon >= 0) {
         const owner = await users.byName(head.slice(0, colon));
         const repo = owner ? (await repos.query().findOne({ owner_id: owner.id, fork_id: o.r.repo.id })) ?? (await repos.query().findOne({ owner_id: owner.id, lower_name: o.r.repo.lower_name })) : undefined;
-        if (!owner || !repo || !(await repos.permission(repo, req.principal, owner)).pull) throw ApiError.notFound(`head repository does not exist [${head}]`);
+        if (!owner || !repo || !(await repos.access.permission(repo, req.principal, owner)).pull) throw ApiError.notFound(`head repository does not exist [${head}]`);
         headRepoId = repo.id;
         headBranch = head.slice(colon + 1);
       }

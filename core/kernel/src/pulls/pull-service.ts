@@ -1,4 +1,4 @@
-import { ApiError, type ApiRequest, type Principal, type PushEvent, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, type ApiRequest, type OperationAccess, type Principal, type PushEvent, type UserInfo } from '@hearth/plugin-api';
 import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
@@ -14,11 +14,16 @@ import { KeyedQueue } from '../db/retry';
 import { PULL_STATUS, pullByIndex, toPull, type PullRow } from './pull-store';
 import { pullJsons } from './pull-json';
 import { assertMergeAllowed } from './branch-protection-checks';
+import { refChangeVerdict, assertRefChange } from './ref-protection';
+import { repoOf } from '../access/operation-access';
 import {
   commitTree, deleteRef, diffFiles, fetchInto, isAncestor, mergeBase, mergeTrees, rebaseOnto, setRef, tempRefName, type DiffFile,
 } from './pull-git';
 
 export type RepoParams = { owner: string; repo: string };
+
+/** The access of pull-request routes: the pulls unit (open() adds what participating needs). */
+export const PULLS_READ: OperationAccess = { repo: { need: 'read', unit: 'pulls' } };
 
 /** The base repository opened for a pull-request route. */
 export interface OpenedBase {
@@ -67,18 +72,29 @@ export class PullService {
     return this.deps.db;
   }
 
-  async open(req: ApiRequest<any, any, RepoParams>, need: 'read' | 'participate' | 'write'): Promise<OpenedBase> {
-    const { repos } = this.deps;
-    const r = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'pulls'), 'pulls');
-    const level = await repos.unitPermission(r.repo, req.principal, 'pulls', r.owner);
+  /**
+   * The base repository of a pull-request route, as its `{ repo: …, unit: 'pulls' }` declaration
+   * resolved it, with the caller's level on the pulls unit. `participate` (open, edit, review,
+   * update) also needs a signed-in caller and a repository that is not archived.
+   */
+  async open(req: ApiRequest<any, any, RepoParams>, need: 'read' | 'participate'): Promise<OpenedBase> {
+    const r = repoOf(req);
+    const level = await this.deps.repos.access.unitPermission(r.repo, req.principal, 'pulls', r.owner);
     const archived = Boolean(r.repo.is_archived);
-    const canWrite = (level === 'write' || level === 'admin') && !archived;
-    if (need !== 'read') {
+    if (need === 'participate') {
       if (!req.principal) throw ApiError.unauthorized();
       if (archived) throw ApiError.forbidden('repository is archived');
     }
-    if (need === 'write' && !canWrite) throw ApiError.forbidden('you do not have write access to the pull requests of this repository');
-    return { r, level, canWrite, isAdmin: level === 'admin' };
+    return { r, level, canWrite: (level === 'write' || level === 'admin') && !archived, isAdmin: level === 'admin' };
+  }
+
+  /** As open(…, 'read') for routes that show the code (diffs, patches, commits, changed files): they also need the code unit readable (404). */
+  async openWithCode(req: ApiRequest<any, any, RepoParams>): Promise<OpenedBase> {
+    const o = await this.open(req, 'read');
+    if ((await this.deps.repos.access.unitPermission(o.r.repo, req.principal, 'code', o.r.owner)) === 'none') {
+      throw ApiError.notFound('the code unit of this repository is disabled or not readable');
+    }
+    return o;
   }
 
   async load(r: ResolvedRepo, index: number, q: Knex | Knex.Transaction = this.db): Promise<{ issue: IssueRow; pull: PullRow }> {
@@ -362,14 +378,17 @@ export class PullService {
 
     const deleteBranch = opts.deleteBranch ?? Boolean(settings.default_delete_branch_after_merge);
     if (deleteBranch && pull.head_repo_id === o.r.repo.id && pull.head_branch !== o.r.repo.default_branch) {
-      await this.deleteHeadBranch(o, { issue, pull }, doer);
+      await this.deleteHeadBranch(o, { issue, pull }, principal);
     }
     return { issue, pull };
   }
 
-  private async deleteHeadBranch(o: OpenedBase, item: { issue: IssueRow; pull: PullRow }, doer: UserInfo): Promise<void> {
+  private async deleteHeadBranch(o: OpenedBase, item: { issue: IssueRow; pull: PullRow }, principal: Principal): Promise<void> {
     const name = item.pull.head_branch;
     if (!isValidRefName(name)) return;
+    // A protected head branch is kept, as Gitea keeps it: the merge itself stands.
+    if (!(await refChangeVerdict(this.deps.repos, o.r.repo, principal, `refs/heads/${name}`, 'delete')).allowed) return;
+    const doer = principal.user;
     // Another open pull request still uses the branch: keep it, as Gitea does.
     const others = await this.db('pull_request as p').join('issue as i', 'i.id', 'p.issue_id').where('i.is_closed', false)
       .where((w) => w.where({ 'p.head_repo_id': o.r.repo.id, 'p.head_branch': name }).orWhere({ 'p.base_repo_id': o.r.repo.id, 'p.base_branch': name })).first('p.id');
@@ -393,9 +412,11 @@ export class PullService {
     const headRepo = await this.deps.repos.byId(pull.head_repo_id);
     const headOwner = headRepo ? await this.deps.users.byId(headRepo.owner_id) : undefined;
     if (!headRepo || !headOwner) throw ApiError.notFound('the head repository does not exist');
-    const headPerm = await this.deps.repos.unitPermission(headRepo, principal, 'code', headOwner);
+    const headPerm = await this.deps.repos.access.unitPermission(headRepo, principal, 'code', headOwner);
     const maintainer = pull.allow_maintainer_edit && o.canWrite;
     if (headPerm !== 'write' && headPerm !== 'admin' && !maintainer) throw ApiError.forbidden('you may not push to the head branch');
+    // A protected head branch takes the update only from who may push to it, and never a rebase (a force push).
+    await assertRefChange(this.deps.repos, headRepo, principal, `refs/heads/${pull.head_branch}`, style === 'rebase' ? 'force' : 'update');
     ({ pull } = await this.refresh(o.r.gitDir, pull));
     const gitDir = o.r.gitDir;
     const baseTip = await branchCommit(gitDir, pull.base_branch);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type OperationAccess, type Principal, type UserInfo } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
 import { INDEX_PARAMS, list } from '../issues/issue-context';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
@@ -11,7 +11,8 @@ import { AttachmentStore } from '../releases/attachment-store';
 import { nowUnix } from '../users/models';
 import { setRequestedReviewersLoader } from './pull-json';
 import type { PullRow } from './pull-store';
-import type { OpenedBase, PullService } from './pull-service';
+import { actsAsAdmin } from '../access/policy';
+import { PULLS_READ, type OpenedBase, type PullService } from './pull-service';
 import { isOfficialReviewer, ruleForBranch } from './branch-protection-store';
 import {
   REVIEW_EVENT, REVIEW_TYPE, codeCommentsOf, loadRequestedReviewers, pendingReviewOf, reviewById, reviewCommentJsons, reviewJsons, reviewTypeOf,
@@ -115,12 +116,14 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
   setRequestedReviewersLoader(loadRequestedReviewers);
   const attachments = new AttachmentStore(db, deps.config);
   const base = { tag: 'repository', scopes: ['repository'] as ['repository'] };
+  /** Dismissing and undismissing reviews: admins of the pulls unit (Gitea's "Must be repo admin"). */
+  const PULLS_ADMIN: OperationAccess = { repo: { need: 'admin', unit: 'pulls' } };
 
   const links = (o: OpenedBase, issue: IssueRow): ReviewLinks => ({
     prHtml: `${deps.config.server.ROOT_URL}${o.r.owner.name}/${o.r.repo.name}/pulls/${issue.index}`,
   });
   const visible = (review: ReviewRow, viewer: Principal | null): boolean =>
-    review.type !== REVIEW_TYPE.pending || (!!viewer && (viewer.user.id === review.reviewer_id || viewer.user.isAdmin));
+    review.type !== REVIEW_TYPE.pending || (!!viewer && (viewer.user.id === review.reviewer_id || actsAsAdmin(viewer)));
   const requireReview = async (item: Item, id: number, viewer: Principal | null): Promise<ReviewRow> => {
     const review = await reviewById(db, item.issue.id, id);
     if (!review || !visible(review, viewer)) throw ApiError.notFound(`review does not exist [id: ${id}]`);
@@ -133,7 +136,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
   const official = async (o: OpenedBase, pull: PullRow, userId: number): Promise<boolean> => {
     const user = await users.byId(userId);
     if (!user) return false;
-    const perm = await repos.unitPermission(o.r.repo, { user: users.toInfo(user), method: 'internal', scopes: null, publicOnly: false }, 'code', o.r.owner);
+    const perm = await repos.access.unitPermission(o.r.repo, { user: users.toInfo(user), method: 'internal', scopes: null, publicOnly: false }, 'code', o.r.owner);
     const hasWrite = perm === 'write' || perm === 'admin';
     const rule = await ruleForBranch(db, o.r.repo.id, pull.base_branch);
     return rule ? isOfficialReviewer(db, rule, userId, hasWrite) : hasWrite;
@@ -214,7 +217,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     });
   };
 
-  const loadItem = async (req: ApiRequest<any, any, IndexParams>, need: 'read' | 'participate' | 'write') => {
+  const loadItem = async (req: ApiRequest<any, any, IndexParams>, need: 'read' | 'participate') => {
     const o = await svc.open(req, need);
     return { o, item: await svc.load(o.r, req.params.index) };
   };
@@ -230,7 +233,6 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
   const reviewRequests = async (req: ApiRequest<ReviewRequestBody, unknown, IndexParams>, add: boolean) => {
     const { o, item } = await loadItem(req, 'participate');
     const doer = req.principal!.user;
-    const doerCanWrite = o.canWrite || doer.isAdmin;
     const targets: { id: number; info: UserInfo; row: Awaited<ReturnType<typeof users.byId>> }[] = [];
     for (const name of new Set(req.body.reviewers ?? [])) {
       const row = await users.byName(name);
@@ -249,17 +251,17 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     for (const t of targets) {
       const latest = await latestReviewOf(item.issue.id, t.id);
       if (add) {
-        const perm = await repos.unitPermission(o.r.repo, { user: t.info, method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
+        const perm = await repos.access.unitPermission(o.r.repo, { user: t.info, method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
         if (perm === 'none') throw ApiError.unprocessable(`reviewer cannot read the pull requests of this repository [name: ${t.info.name}]`);
         if (t.id === item.issue.poster_id) throw ApiError.unprocessable(`the poster of a pull request cannot be its reviewer [name: ${t.info.name}]`);
         const posterReRequest = doer.id === item.issue.poster_id && !!latest && latest.type !== REVIEW_TYPE.request;
-        if (!doerCanWrite && !posterReRequest) throw ApiError.unprocessable('you may not choose reviewers for this pull request');
+        if (!o.canWrite && !posterReRequest) throw ApiError.unprocessable('you may not choose reviewers for this pull request');
       } else {
         const ownRequest = !!latest && latest.type === REVIEW_TYPE.request && t.id === doer.id;
-        if (!doerCanWrite && !ownRequest && doer.id !== item.issue.poster_id) throw ApiError.unprocessable('you may not remove reviewers of this pull request');
+        if (!o.canWrite && !ownRequest && doer.id !== item.issue.poster_id) throw ApiError.unprocessable('you may not remove reviewers of this pull request');
       }
     }
-    if (teams.length && !doerCanWrite) throw ApiError.unprocessable('you may not choose team reviewers for this pull request');
+    if (teams.length && !o.canWrite) throw ApiError.unprocessable('you may not choose team reviewers for this pull request');
 
     const officialOf = new Map<number, boolean>();
     if (add) for (const t of targets) officialOf.set(t.id, await official(o, item.pull, t.id));
@@ -325,7 +327,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     for (const id of ids) {
       const row = await users.byId(id);
       if (!row || row.type !== 0) continue;
-      const perm = await repos.unitPermission(repo, { user: users.toInfo(row), method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
+      const perm = await repos.access.unitPermission(repo, { user: users.toInfo(row), method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
       if (perm !== 'none') out.push({ name: row.name.toLowerCase(), json: users.toApi(row, viewer) });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((x) => x.json);
@@ -333,18 +335,18 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
 
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/reviewers', operationId: 'repoGetReviewers', summary: 'Return all users that can be requested to review in this repo',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/reviewers', operationId: 'repoGetReviewers', summary: 'Return all users that can be requested to review in this repo',
       params: OWNER_REPO_PARAMS, responses: { 200: list('User'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => ok(await reviewerCandidates(await svc.open(req, 'read'), req.principal)),
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoListPullReviews', summary: 'List all reviews for a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoListPullReviews', summary: 'List all reviews for a pull request',
       params: INDEX_PARAMS, paged: true, responses: { 200: list('PullReview'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IndexParams>) => {
         const { o, item } = await loadItem(req, 'read');
         const viewer = req.principal;
         let q = db('review').where('issue_id', item.issue.id);
-        if (!viewer?.user.isAdmin) q = q.where((w) => w.whereNot('type', REVIEW_TYPE.pending).orWhere('reviewer_id', viewer?.user.id ?? -1));
+        if (!actsAsAdmin(viewer)) q = q.where((w) => w.whereNot('type', REVIEW_TYPE.pending).orWhere('reviewer_id', viewer?.user.id ?? -1));
         const [rows, total] = await Promise.all([
           q.clone().orderBy('id', 'asc').offset(req.paging.offset).limit(req.paging.limit),
           q.clone().count({ n: '*' }).first(),
@@ -353,7 +355,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoCreatePullReview', summary: 'Create a review to an pull request',
+      ...base, access: PULLS_READ, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoCreatePullReview', summary: 'Create a review to an pull request',
       auth: 'required', params: INDEX_PARAMS, body: 'CreatePullReviewOptions', bodyRequired: true, responses: { 200: 'PullReview', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateReviewBody, unknown, IndexParams>) => {
         const { o, item } = await loadItem(req, 'participate');
@@ -398,7 +400,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoGetPullReview', summary: 'Get a specific review for a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoGetPullReview', summary: 'Get a specific review for a pull request',
       params: REVIEW_PARAMS, responses: { 200: 'PullReview', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ReviewParams>) => {
         const { o, item } = await loadItem(req, 'read');
@@ -406,7 +408,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoSubmitPullReview', summary: 'Submit a pending review to an pull request',
+      ...base, access: PULLS_READ, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoSubmitPullReview', summary: 'Submit a pending review to an pull request',
       auth: 'required', params: REVIEW_PARAMS, body: 'SubmitPullReviewOptions', bodyRequired: true, responses: { 200: 'PullReview', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<SubmitReviewBody, unknown, ReviewParams>) => {
         const { o, item } = await loadItem(req, 'participate');
@@ -428,14 +430,14 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoDeletePullReview', summary: 'Delete a specific review from a pull request',
+      ...base, access: PULLS_READ, method: 'delete', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoDeletePullReview', summary: 'Delete a specific review from a pull request',
       auth: 'required', params: REVIEW_PARAMS, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ReviewParams>) => {
         const { item } = await loadItem(req, 'participate');
         const doer = req.principal!.user;
         const review = await requireReview(item, req.params.id, req.principal);
         if (review.type === REVIEW_TYPE.request) throw ApiError.unprocessable('a review request is removed through requested_reviewers, not deleted');
-        if (!doer.isAdmin && review.reviewer_id !== doer.id) throw ApiError.forbidden('only the reviewer or a site admin may delete a review');
+        if (!actsAsAdmin(req.principal) && review.reviewer_id !== doer.id) throw ApiError.forbidden('only the reviewer or a site admin may delete a review');
         const commentIds = (await db('comment').where({ issue_id: item.issue.id, review_id: review.id }).whereIn('type', [COMMENT_TYPE.code, COMMENT_TYPE.review]).select('id'))
           .map((c: { id: number }) => Number(c.id));
         const files = await attachments.listOf('comment', commentIds);
@@ -451,7 +453,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments', operationId: 'repoGetPullReviewComments', summary: 'Get a specific review for a pull request',
+      ...base, access: PULLS_READ, method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments', operationId: 'repoGetPullReviewComments', summary: 'Get a specific review for a pull request',
       params: REVIEW_PARAMS, responses: { 200: list('PullReviewComment'), 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ReviewParams>) => {
         const { o, item } = await loadItem(req, 'read');
@@ -460,11 +462,10 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/dismissals', operationId: 'repoDismissPullReview', summary: 'Dismiss a review for a pull request',
+      ...base, access: PULLS_ADMIN, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/dismissals', operationId: 'repoDismissPullReview', summary: 'Dismiss a review for a pull request',
       auth: 'required', params: REVIEW_PARAMS, body: 'DismissPullReviewOptions', responses: { 200: 'PullReview', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<DismissBody | undefined, unknown, ReviewParams>) => {
         const { o, item } = await loadItem(req, 'participate');
-        if (!o.isAdmin) throw ApiError.forbidden('Must be repo admin');
         const doer = req.principal!.user;
         const review = await requireReview(item, req.params.id, req.principal);
         if (review.type !== REVIEW_TYPE.approve && review.type !== REVIEW_TYPE.reject) {
@@ -484,11 +485,10 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/undismissals', operationId: 'repoUnDismissPullReview', summary: 'Cancel to dismiss a review for a pull request',
+      ...base, access: PULLS_ADMIN, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/undismissals', operationId: 'repoUnDismissPullReview', summary: 'Cancel to dismiss a review for a pull request',
       auth: 'required', params: REVIEW_PARAMS, responses: { 200: 'PullReview', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ReviewParams>) => {
         const { o, item } = await loadItem(req, 'participate');
-        if (!o.isAdmin) throw ApiError.forbidden('Must be repo admin');
         const review = await requireReview(item, req.params.id, req.principal);
         if (review.type !== REVIEW_TYPE.approve && review.type !== REVIEW_TYPE.reject) {
           throw ApiError.unprocessable('only an approval or a request for changes can be undismissed');
@@ -499,12 +499,12 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/requested_reviewers', operationId: 'repoCreatePullReviewRequests', summary: 'create review requests for a pull request',
+      ...base, access: PULLS_READ, method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/requested_reviewers', operationId: 'repoCreatePullReviewRequests', summary: 'create review requests for a pull request',
       auth: 'required', params: INDEX_PARAMS, body: 'PullReviewRequestOptions', bodyRequired: true, responses: { 201: list('PullReview'), 404: 'APIError', 422: 'APIError' },
       handler: (req: ApiRequest<ReviewRequestBody, unknown, IndexParams>) => reviewRequests(req, true),
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/pulls/{index}/requested_reviewers', operationId: 'repoDeletePullReviewRequests', summary: 'cancel review requests for a pull request',
+      ...base, access: PULLS_READ, method: 'delete', path: '/repos/{owner}/{repo}/pulls/{index}/requested_reviewers', operationId: 'repoDeletePullReviewRequests', summary: 'cancel review requests for a pull request',
       auth: 'required', params: INDEX_PARAMS, body: 'PullReviewRequestOptions', bodyRequired: true, responses: { 204: 'deleted', 404: 'APIError', 422: 'APIError' },
       handler: (req: ApiRequest<ReviewRequestBody, unknown, IndexParams>) => reviewRequests(req, false),
     },

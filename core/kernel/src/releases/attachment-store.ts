@@ -12,6 +12,8 @@ import { send } from '../http/operations';
 import { nowUnix, unixToIso } from '../users/models';
 import type { HearthConfig } from '../config/types';
 import type { KernelServices } from '../kernel-services';
+import type { RepoService, ResolvedRepo } from '../repos/repo-service';
+import type { RepoUnit } from '../repos/models';
 
 /** Gitea's [attachment] settings. */
 export interface AttachmentSettings {
@@ -260,6 +262,11 @@ export async function deleteOrphanAttachmentBlobs(db: Knex, config: HearthConfig
   await new AttachmentStore(db, config).deleteOrphanBlobs(shas);
 }
 
+/** Whether the caller sees a repository's draft releases and their attachments: writers of the releases unit (Gitea's CanWrite(unit.TypeReleases)). */
+export async function seesReleaseDrafts(repos: RepoService, r: ResolvedRepo, principal: Principal | null): Promise<boolean> {
+  return ['write', 'admin'].includes(await repos.access.unitPermission(r.repo, principal, 'releases', r.owner));
+}
+
 export interface AttachmentRouterDeps extends Pick<KernelServices, 'db' | 'config' | 'repos'> {
   authenticate(req: Request): Promise<Principal | null>;
 }
@@ -272,6 +279,18 @@ export interface AttachmentRouterDeps extends Pick<KernelServices, 'db' | 'confi
 export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
   const store = new AttachmentStore(deps.db, deps.config);
   const router = express.Router();
+  const missing = () => ApiError.notFound('attachment does not exist');
+  const isTrue = (v: unknown) => v === true || v === 1 || v === '1';
+
+  /** The attachment's repository for the caller, read access on `unit`; any refusal looks like a missing attachment (the uuid names no repository). */
+  const readable = async (repoId: number, principal: Principal | null, unit: RepoUnit): Promise<ResolvedRepo> => {
+    const repo = await deps.repos.byId(repoId);
+    if (!repo) throw missing();
+    return deps.repos.access.resolveRepo(repo.owner_name, repo.name, principal, 'read', unit).catch((err: unknown) => {
+      throw isApiError(err) && err.status === 404 ? missing() : err;
+    });
+  };
+
   router.get('/attachments/:uuid', async (req: Request, res: Response) => {
     res.locals.route = 'site attachment';
     const principal = await deps.authenticate(req);
@@ -280,22 +299,17 @@ export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
     }
     const uuid = String(req.params.uuid);
     const row = /^[0-9a-f-]{36}$/i.test(uuid) ? await store.byUuid(uuid.toLowerCase()) : null;
-    if (!row) throw ApiError.notFound('attachment does not exist');
-    const repo = await deps.repos.byId(row.repo_id);
-    if (!repo) throw ApiError.notFound('attachment does not exist');
+    if (!row) throw missing();
     if (row.release_id > 0) {
-      const release = await deps.db('release').where({ id: row.release_id, repo_id: row.repo_id }).first();
-      if (!release) throw ApiError.notFound('attachment does not exist');
-      const resolved = deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, principal, 'read', 'releases'), 'releases');
-      const isDraft = release.is_draft === true || release.is_draft === 1 || release.is_draft === '1';
-      if (isDraft && !resolved.permission.push) throw ApiError.notFound('attachment does not exist');
+      const release = await deps.db('release').where({ id: row.release_id, repo_id: row.repo_id }).first('is_draft');
+      if (!release) throw missing();
+      const resolved = await readable(row.repo_id, principal, 'releases');
+      if (isTrue(release.is_draft) && !(await seesReleaseDrafts(deps.repos, resolved, principal))) throw missing();
     } else {
       // An issue's or comment's attachment: readable with the issues (or pulls) of its repository.
       const issue = row.issue_id ? await deps.db('issue').where({ id: row.issue_id, repo_id: row.repo_id }).first('is_pull') : null;
-      if (!issue) throw ApiError.notFound('attachment does not exist');
-      const isPull = issue.is_pull === true || issue.is_pull === 1 || issue.is_pull === '1';
-      const unit = isPull ? 'pulls' : 'issues';
-      deps.repos.requireUnit(await deps.repos.resolve(repo.owner_name, repo.name, principal, 'read', unit), unit);
+      if (!issue) throw missing();
+      await readable(row.repo_id, principal, isTrue(issue.is_pull) ? 'pulls' : 'issues');
     }
     const blob = await store.blobs.open(row.hash_sha256);
     await store.countDownload(row);

@@ -9,7 +9,8 @@ import { notFoundAs, resolveCommit } from '../repos/revisions';
 import { assertValidRefName } from '../repos/names';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
-import { AttachmentStore, attachmentToApi, type AttachmentRow } from './attachment-store';
+import { repoOf } from '../access/operation-access';
+import { AttachmentStore, attachmentToApi, seesReleaseDrafts, type AttachmentRow } from './attachment-store';
 import { emitEvent } from '../events/emit';
 
 interface ReleaseRow {
@@ -76,12 +77,12 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
   const { db, repos, users, config, http } = deps;
   const attachments = new AttachmentStore(db, config);
 
-  const open = async (req: ApiRequest<any, any, RepoParams>, need: 'read' | 'write'): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'releases'), 'releases');
+  const seesDrafts = (req: ApiRequest<any, any, any>, r: ResolvedRepo): Promise<boolean> => seesReleaseDrafts(repos, r, req.principal);
 
-  const byId = async (r: ResolvedRepo, id: number): Promise<ReleaseRow> => {
+  /** A release of the repository; drafts only when `drafts` (the caller writes releases). */
+  const byId = async (r: ResolvedRepo, id: number, drafts: boolean): Promise<ReleaseRow> => {
     const row = await db('release').where({ repo_id: r.repo.id, id }).first();
-    if (!row || (bool(row.is_draft) && !r.permission.push)) throw ApiError.notFound(`release does not exist [id: ${id}]`);
+    if (!row || (bool(row.is_draft) && !drafts)) throw ApiError.notFound(`release does not exist [id: ${id}]`);
     return toRelease(row);
   };
 
@@ -151,25 +152,27 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
     await attachments.deleteOrphanBlobs(assets.map((a) => a.hash_sha256));
   };
 
-  const asset = async (req: ApiRequest<any, any, AssetParams>, need: 'read' | 'write'): Promise<{ r: ResolvedRepo; row: AttachmentRow }> => {
-    const r = await open(req, need);
-    await byId(r, req.params.id);
+  const asset = async (req: ApiRequest<any, any, AssetParams>): Promise<{ r: ResolvedRepo; row: AttachmentRow }> => {
+    const r = repoOf(req);
+    await byId(r, req.params.id, await seesDrafts(req, r));
     const row = await attachments.get(req.params.id, req.params.attachment_id);
     if (!row) throw ApiError.notFound(`attachment does not exist [id: ${req.params.attachment_id}]`);
     return { r, row };
   };
 
   const base = { tag: 'repository', scopes: ['repository'] as ['repository'] };
+  const reader = { ...base, access: { repo: { need: 'read', unit: 'releases' } } } as const;
+  const writer = { ...base, auth: 'required', access: { repo: { need: 'write', unit: 'releases' } } } as const;
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases', operationId: 'repoListReleases', summary: "List a repo's releases",
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases', operationId: 'repoListReleases', summary: "List a repo's releases",
       params: OWNER_REPO_PARAMS, paged: true,
       query: { type: 'object', properties: { draft: { type: 'boolean', description: 'filter (exclude / include) drafts, if you dont have repo write access none will show' }, 'pre-release': { type: 'boolean', description: 'filter (exclude / include) pre-releases' }, per_page: { type: 'integer', description: 'page size of results, deprecated - use limit' } } },
       responses: { 200: RELEASE_LIST },
       handler: async (req: ApiRequest<unknown, { draft?: boolean; 'pre-release'?: boolean; per_page?: number }, RepoParams>) => {
-        const r = await open(req, 'read');
+        const r = repoOf(req);
         const q = db('release').where('repo_id', r.repo.id);
-        if (!r.permission.push) q.where('is_draft', false);
+        if (!(await seesDrafts(req, r))) q.where('is_draft', false);
         if (req.query.draft !== undefined) q.where('is_draft', req.query.draft);
         if (req.query['pre-release'] !== undefined) q.where('is_prerelease', req.query['pre-release']);
         const [{ n }] = await q.clone().count({ n: '*' });
@@ -183,11 +186,11 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases/latest', operationId: 'repoGetLatestRelease',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/latest', operationId: 'repoGetLatestRelease',
       summary: 'Gets the most recent non-prerelease, non-draft release of a repository, sorted by created_at',
       params: OWNER_REPO_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const r = await open(req, 'read');
+        const r = repoOf(req);
         const row = await db('release').where({ repo_id: r.repo.id, is_draft: false, is_prerelease: false })
           .orderBy([{ column: 'created_unix', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
         if (!row) throw ApiError.notFound('the repository has no published release');
@@ -195,21 +198,21 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoGetReleaseByTag', summary: 'Get a release by tag name',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoGetReleaseByTag', summary: 'Get a release by tag name',
       params: TAG_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, TagParams>) => {
-        const r = await open(req, 'read');
+        const r = repoOf(req);
         const row = await byTag(r, req.params.tag);
-        if (!row || (row.is_draft && !r.permission.push)) throw ApiError.notFound(`release does not exist [tag: ${req.params.tag}]`);
+        if (!row || (row.is_draft && !(await seesDrafts(req, r)))) throw ApiError.notFound(`release does not exist [tag: ${req.params.tag}]`);
         return ok(await one(r, row, req.principal));
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoDeleteReleaseByTag',
-      summary: 'Delete a release by tag name (the tag stays)', auth: 'required',
+      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoDeleteReleaseByTag',
+      summary: 'Delete a release by tag name (the tag stays)',
       params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, TagParams>) => {
-        const r = await open(req, 'write');
+        const r = repoOf(req);
         const row = await byTag(r, req.params.tag);
         if (!row) throw ApiError.notFound(`release does not exist [tag: ${req.params.tag}]`);
         const json = await releaseJson(r, row);
@@ -219,11 +222,11 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/releases', operationId: 'repoCreateRelease', summary: 'Create a release', auth: 'required',
+      ...writer, method: 'post', path: '/repos/{owner}/{repo}/releases', operationId: 'repoCreateRelease', summary: 'Create a release',
       params: OWNER_REPO_PARAMS, body: 'CreateReleaseOption', bodyRequired: true,
       responses: { 201: 'Release', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateReleaseBody, unknown, RepoParams>) => {
-        const r = await open(req, 'write');
+        const r = repoOf(req);
         const b = req.body;
         assertValidRefName(b.tag_name, 'tag');
         const target = b.target_commitish || r.repo.default_branch;
@@ -240,25 +243,25 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
           if (isUniqueViolation(err)) throw ApiError.conflict(`release already exists for this tag [tag: ${b.tag_name}]`);
           throw err;
         }
-        const row = await byId(r, id);
+        const row = await byId(r, id, true);
         await announce(r, await releaseJson(r, row), 'published', req.principal!);
         return created(await one(r, row, req.principal));
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoGetRelease', summary: 'Get a release',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoGetRelease', summary: 'Get a release',
       params: ID_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const r = await open(req, 'read');
-        return ok(await one(r, await byId(r, req.params.id), req.principal));
+        const r = repoOf(req);
+        return ok(await one(r, await byId(r, req.params.id, await seesDrafts(req, r)), req.principal));
       },
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoEditRelease', summary: 'Update a release', auth: 'required',
+      ...writer, method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoEditRelease', summary: 'Update a release',
       params: ID_PARAMS, body: 'EditReleaseOption', responses: { 200: 'Release', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<EditReleaseBody, unknown, IdParams>) => {
-        const r = await open(req, 'write');
-        const rel = await byId(r, req.params.id);
+        const r = repoOf(req);
+        const rel = await byId(r, req.params.id, true);
         const b = req.body ?? {};
         const patch: Record<string, unknown> = {};
         const tag = b.tag_name || rel.tag_name;
@@ -287,17 +290,17 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
             throw err;
           }
         }
-        const after = await byId(r, rel.id);
+        const after = await byId(r, rel.id, true);
         if (Object.keys(patch).length > 0) await announce(r, await releaseJson(r, after), rel.is_draft ? 'published' : 'updated', req.principal!);
         return ok(await one(r, after, req.principal));
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoDeleteRelease', summary: 'Delete a release (the tag stays)', auth: 'required',
+      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoDeleteRelease', summary: 'Delete a release (the tag stays)',
       params: ID_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const r = await open(req, 'write');
-        const row = await byId(r, req.params.id);
+        const r = repoOf(req);
+        const row = await byId(r, req.params.id, true);
         const json = await releaseJson(r, row);
         await removeReleases([row]);
         await announce(r, json, 'deleted', req.principal!);
@@ -305,45 +308,45 @@ export function releaseOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoListReleaseAttachments', summary: 'List release\'s attachments',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoListReleaseAttachments', summary: 'List release\'s attachments',
       params: ID_PARAMS, responses: { 200: ATTACHMENT_LIST, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
-        const r = await open(req, 'read');
-        const rel = await byId(r, req.params.id);
+        const r = repoOf(req);
+        const rel = await byId(r, req.params.id, await seesDrafts(req, r));
         return ok((await attachments.list([rel.id])).map((a) => attachmentToApi(config, a)));
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoCreateReleaseAttachment',
-      summary: 'Create a release attachment (multipart/form-data, file field "attachment")', auth: 'required',
+      ...writer, method: 'post', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoCreateReleaseAttachment',
+      summary: 'Create a release attachment (multipart/form-data, file field "attachment")',
       params: ID_PARAMS, query: { type: 'object', properties: { name: { type: 'string', maxLength: 255, description: 'name of the attachment' } } },
       responses: { 201: 'Attachment', 400: 'APIError', 404: 'APIError', 413: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, { name?: string }, IdParams>) => {
-        const r = await open(req, 'write');
-        const rel = await byId(r, req.params.id);
+        const r = repoOf(req);
+        const rel = await byId(r, req.params.id, true);
         const row = await attachments.upload(req.raw, { repoId: r.repo.id, releaseId: rel.id, uploaderId: req.principal!.user.id, name: req.query.name });
         return created(attachmentToApi(config, row));
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment',
       params: ASSET_PARAMS, responses: { 200: 'Attachment', 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, AssetParams>) => ok(attachmentToApi(config, (await asset(req, 'read')).row)),
+      handler: async (req: ApiRequest<unknown, unknown, AssetParams>) => ok(attachmentToApi(config, (await asset(req)).row)),
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoEditReleaseAttachment', summary: 'Edit a release attachment',
-      auth: 'required', params: ASSET_PARAMS, body: 'EditAttachmentOptions', responses: { 201: 'Attachment', 404: 'APIError', 422: 'APIError' },
+      ...writer, method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoEditReleaseAttachment', summary: 'Edit a release attachment',
+      params: ASSET_PARAMS, body: 'EditAttachmentOptions', responses: { 201: 'Attachment', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ name?: string }, unknown, AssetParams>) => {
-        const { row } = await asset(req, 'write');
+        const { row } = await asset(req);
         const next = req.body?.name ? await attachments.rename(row, req.body.name) : row;
         return created(attachmentToApi(config, next)); // Gitea answers 201 here
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment',
-      auth: 'required', params: ASSET_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment',
+      params: ASSET_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, AssetParams>) => {
-        const { row } = await asset(req, 'write');
+        const { row } = await asset(req);
         await attachments.remove([row]);
         return noContent();
       },

@@ -1,6 +1,7 @@
 import type { HttpHelpers, Principal } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import type { UserService } from '../users/user-service';
+import type { RepoService } from './repo-service';
 import type { UserRow } from '../users/models';
 import { runGit } from './git';
 import { GO_ZERO_TIME } from '../users/models';
@@ -164,6 +165,11 @@ export interface CommitJsonDeps {
   http: HttpHelpers;
 }
 
+/** What the API's commit JSON needs besides: the access rule, to show only authors the viewer may see. */
+export interface ApiCommitDeps extends CommitJsonDeps {
+  repos: Pick<RepoService, 'access'>;
+}
+
 /**
  * Hearth users for commit emails, by lower-cased email, as Gitea's GetUserByEmail: any activated
  * address of the user, or `<name>@NO_REPLY_ADDRESS`. Two queries at most, whatever the count.
@@ -196,11 +202,17 @@ export async function usersByEmail(deps: Pick<CommitJsonDeps, 'users' | 'config'
   return found;
 }
 
-/** The User JSON for an email, or null when no (visible) Hearth user has it. */
+/** The users of `byEmail` whose profile the viewer may see (the access module's profile rule). */
+async function visibleUsers(deps: ApiCommitDeps, byEmail: Map<string, UserRow>, viewer: Principal | null): Promise<Map<string, UserRow>> {
+  const visible = new Map<number, boolean>();
+  for (const row of byEmail.values()) if (!visible.has(row.id)) visible.set(row.id, await deps.repos.access.profileVisible(row, viewer));
+  return new Map([...byEmail].filter(([, row]) => visible.get(row.id)));
+}
+
+/** The User JSON for an email, or null when no visible Hearth user has it. */
 function userFor(deps: CommitJsonDeps, users: Map<string, UserRow>, email: string, viewer: Principal | null): Record<string, unknown> | null {
   const row = users.get(email.toLowerCase());
-  if (!row || !deps.users.canSee(row, viewer)) return null;
-  return deps.users.toApi(row, viewer);
+  return row ? deps.users.toApi(row, viewer) : null;
 }
 
 /** Gitea's `CommitUser`: name, email, and the date in the commit's own time zone. */
@@ -219,7 +231,7 @@ export function commitMeta(links: RepoLinks, sha: string, created: string = GO_Z
  * alone with `files=false`); authors from one user lookup.
  */
 export async function toApiCommits(
-  deps: CommitJsonDeps,
+  deps: ApiCommitDeps,
   gitDir: string,
   links: RepoLinks,
   viewer: Principal | null,
@@ -228,7 +240,7 @@ export async function toApiCommits(
 ): Promise<Record<string, unknown>[]> {
   const [changes, users] = await Promise.all([
     options.stat ? commitChanges(gitDir, commits.map((c) => c.sha)) : Promise.resolve(new Map<string, CommitChanges>()),
-    usersByEmail(deps, commits.flatMap((c) => [c.author.email, c.committer.email])),
+    usersByEmail(deps, commits.flatMap((c) => [c.author.email, c.committer.email])).then((found) => visibleUsers(deps, found, viewer)),
   ]);
   return commits.map((c) => {
     const change = changes.get(c.sha);

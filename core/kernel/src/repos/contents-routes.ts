@@ -1,5 +1,5 @@
 import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
-import { canPushUnderRule, ruleForBranch } from '../pulls/branch-protection-store';
+import { assertRefChange } from '../pulls/ref-protection';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
 import { readBlobs } from './contents-git';
 import { branchCommit, resolveRef } from './revisions';
@@ -10,8 +10,8 @@ import { getContents } from './contents-read';
 import { repoLinks } from './links';
 import { assertValidTreePath } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
-import type { ResolvedRepo } from './repo-service';
-import type { GitRouteDeps } from './route-deps';
+import { repoOf } from '../access/operation-access';
+import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 
 type RepoParams = { owner: string; repo: string };
 type FileParams = RepoParams & { filepath: string };
@@ -42,22 +42,13 @@ const RAW_RESPONSE = { description: 'the raw file content', contentType: 'applic
 export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiOperation[] {
   const maxBlobSize = () => config.api.DEFAULT_MAX_BLOB_SIZE;
 
-  const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'code'), 'code');
-
-  const writable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write', 'code'), 'code');
-
   const change = async (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput): Promise<FilesResponse> => {
-    const resolved = await writable(req);
+    const resolved = repoOf(req);
     const principal = req.principal!;
     // A protected branch takes file changes only from those its rule lets push (Gitea's VerifyBranchProtection).
-    const target = input.new_branch?.trim() || input.branch?.trim() || resolved.repo.default_branch;
-    const knex = repos.query().knex();
-    const rule = await ruleForBranch(knex, resolved.repo.id, target);
-    if (rule && !(await canPushUnderRule(knex, rule, principal.user.id))) {
-      throw ApiError.forbidden(`user cannot push to protected branch "${target}" [rule: ${rule.rule_name}]`);
-    }
+    const newBranch = input.new_branch?.trim();
+    const target = newBranch || input.branch?.trim() || resolved.repo.default_branch;
+    await assertRefChange(repos, resolved.repo, principal, `refs/heads/${target}`, newBranch ? 'create' : 'update');
     return changeFiles(
       { repos, urls: repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
       resolved, principal.user, await users.rowOf(principal), input,
@@ -73,7 +64,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
   const single = (res: FilesResponse) => ({ content: res.files[0] ?? null, commit: res.commit, verification: res.verification });
 
   const raw = async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
-    const resolved = await readable(req);
+    const resolved = repoOf(req);
     const target = await rawTarget(resolved, assertValidTreePath(req.params.filepath), req.query.ref);
     return serveRaw(resolved, target, req.headers['if-none-match']);
   };
@@ -82,34 +73,34 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     {
       method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', tag: 'repository',
       summary: 'Gets the metadata of all the entries of the root dir',
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, query: REF_QUERY,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, query: REF_QUERY,
       responses: { 200: { description: 'ContentsListResponse', schema: { type: 'array', items: { $ref: 'ContentsResponse' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, RepoParams>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), '', req.query.ref));
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoGetContents', tag: 'repository',
       summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
-      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY,
+      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY,
       responses: { 200: 'ContentsResponse', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), clientTreePath(req.params.filepath), req.query.ref));
       },
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', tag: 'repository',
       summary: 'Modify multiple files in a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'ChangeFilesOptions', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'ChangeFilesOptions', bodyRequired: true,
       responses: { 201: 'FilesResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ChangeFilesInput, unknown, RepoParams>) => created(await change(req, req.body)),
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoCreateFile', tag: 'repository',
       summary: 'Create a file in a repository',
-      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'CreateFileOptions', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'CreateFileOptions', bodyRequired: true,
       responses: { 201: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
         created(single(await change(req, { ...common(req.body), files: [{ operation: 'create', path: req.params.filepath, content: req.body.content }] }))),
@@ -117,7 +108,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     {
       method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoUpdateFile', tag: 'repository',
       summary: 'Update a file in a repository',
-      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'UpdateFileOptions', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'UpdateFileOptions', bodyRequired: true,
       responses: { 200: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
         ok(single(await change(req, {
@@ -128,7 +119,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     {
       method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoDeleteFile', tag: 'repository',
       summary: 'Delete a file in a repository',
-      scopes: ['repository'], auth: 'required', params: FILE_PARAMS, body: 'DeleteFileOptions', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'DeleteFileOptions', bodyRequired: true,
       responses: { 200: 'FileDeleteResponse', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) => {
         try {
@@ -144,23 +135,23 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     {
       method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath*}', operationId: 'repoGetRawFile', tag: 'repository',
       summary: 'Get a file from a repository',
-      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
       handler: raw,
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/media/{filepath*}', operationId: 'repoGetRawFileOrLFS', tag: 'repository',
       summary: "Get a file or it's LFS object from a repository",
-      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
       // Git LFS is not stored yet: media serves what git holds (a pointer file for an LFS-tracked path).
       handler: raw,
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', tag: 'repository',
       summary: 'Get languages and number of bytes of code written',
-      scopes: ['repository'], params: OWNER_REPO_PARAMS,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'LanguageStatistics', schema: { type: 'object', additionalProperties: { type: 'integer', format: 'int64' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         const head = await branchCommit(resolved.gitDir, resolved.repo.default_branch);
         return ok(head ? await languageStats(resolved.gitDir, head) : {});
       },
@@ -168,10 +159,10 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     {
       method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath*}', operationId: 'repoGetEditorConfig', tag: 'repository',
       summary: 'Get the EditorConfig definitions of a file in a repository',
-      scopes: ['repository'], params: FILE_PARAMS, query: REF_QUERY,
+      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY,
       responses: { 200: { description: 'the EditorConfig definitions that apply to the file', schema: { type: 'object', additionalProperties: true } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         const path = assertValidTreePath(req.params.filepath);
         const refName = req.query.ref?.trim() || resolved.repo.default_branch;
         const ref = await resolveRef(resolved.gitDir, refName);

@@ -26,7 +26,7 @@ export function contentsSiteRouter(deps: ContentsSiteDeps): Router {
     if (principal && !grants(principal.scopes, 'repository', 'read')) {
       throw ApiError.forbidden('token does not have at least one of required scope(s): [read:repository]');
     }
-    const resolved = deps.repos.requireUnit(await deps.repos.resolve(String(req.params.owner), String(req.params.repo), principal, 'read', 'code'), 'code');
+    const resolved = await deps.repos.access.resolveRepo(String(req.params.owner), String(req.params.repo), principal, 'read', 'code');
     const rest = req.params.rest as unknown as string[] | string;
     const clean = assertValidTreePath(Array.isArray(rest) ? rest.join('/') : rest);
     const slash = clean.indexOf('/');

@@ -1,5 +1,6 @@
 import { ApiError, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
-import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
+import { repoOf } from '../access/operation-access';
+import { OWNER_REPO_PARAMS, mayCreateRepoFor, readableRepoQuery, type RepoRouteDeps } from './repo-routes';
 import { RepositoryRow } from './models';
 
 /** Forks: `POST/GET /repos/{owner}/{repo}/forks`. */
@@ -7,17 +8,19 @@ export function forkOperations({ repos, users, http }: Omit<RepoRouteDeps, 'temp
   return [
     {
       method: 'post', path: '/repos/{owner}/{repo}/forks', operationId: 'createFork', tag: 'repository', summary: 'Fork a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS,
+      // A fork copies the code: reading the repository through another unit is not enough.
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'read', unit: 'code' } }, params: OWNER_REPO_PARAMS,
       body: 'CreateForkOption', responses: { 202: 'Repository', 403: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ name?: string; organization?: string }, unknown, { owner: string; repo: string }>) => {
-        const source = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
-        const actor = req.principal!.user;
-        let target = (await users.rowOf(req.principal!))!;
+        const source = repoOf(req);
+        const principal = req.principal!;
+        let target = (await users.rowOf(principal))!;
         if (req.body.organization) {
           const org = await users.byName(req.body.organization);
-          if (!org || org.type !== 1) throw ApiError.unprocessable(`organization does not exist [name: ${req.body.organization}]`);
-          // Membership rules arrive with organizations; until then only site admins fork into one.
-          if (!actor.isAdmin) throw ApiError.forbidden('you may not create repositories in this organization');
+          if (!org || org.type !== 1 || !(await repos.access.profileVisible(org, principal))) {
+            throw ApiError.unprocessable(`organization does not exist [name: ${req.body.organization}]`);
+          }
+          if (!(await mayCreateRepoFor(repos, org, principal))) throw ApiError.forbidden('you may not create repositories in this organization');
           target = org;
         }
         if (target.id === source.repo.owner_id) throw ApiError.conflict('a repository cannot be forked into its own owner');
@@ -32,24 +35,21 @@ export function forkOperations({ repos, users, http }: Omit<RepoRouteDeps, 'temp
           isFork: true,
           forkId: source.repo.id,
           cloneFrom: source.gitDir,
-        }, actor);
+        }, principal.user);
         await repos.query().where('id', source.repo.id).increment('num_forks', 1);
         return { status: 202, body: await repos.toApi(row, target, req.principal) };
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/forks', operationId: 'listForks', tag: 'repository', summary: "List a repository's forks",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, paged: true,
       responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const source = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
-        const all = await repos.query().where('fork_id', source.repo.id).orderBy('id');
-        const readable = await Promise.all(all.map(async (f) => (await repos.permission(f, req.principal)).pull));
-        const forks = all.filter((_, i) => readable[i]);
-        const page = forks.slice(req.paging.offset, req.paging.offset + req.paging.limit);
+        const forks = readableRepoQuery(repos, req.principal).where('fork_id', repoOf(req).repo.id);
+        const [page, total] = await Promise.all([forks.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), forks.clone().resultSize()]);
         const items = [];
         for (const fork of page) items.push(await repos.toApi(fork, (await users.byId(fork.owner_id))!, req.principal));
-        return http.paged(req, items, forks.length);
+        return http.paged(req, items, total);
       },
     },
   ];

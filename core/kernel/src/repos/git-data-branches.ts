@@ -1,12 +1,13 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import { ZERO_ID } from './git';
 import { readCommits, toPayloadCommits } from './commit-json';
-import { listRefs, openRepo, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
+import { gitRepoOf, listRefs, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
 import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
-import type { GitRouteDeps } from './route-deps';
-import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, ruleForBranch, type ProtectedBranchRow } from '../pulls/branch-protection-store';
+import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
+import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, type ProtectedBranchRow } from '../pulls/branch-protection-store';
+import { assertRefChange } from '../pulls/ref-protection';
 
 type Params = { owner: string; repo: string; branch: string };
 
@@ -79,10 +80,10 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/branches', operationId: 'repoListBranches', tag: 'repository', summary: "List a repository's branches",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
       responses: { 200: { description: 'BranchList', schema: { type: 'array', items: { $ref: 'Branch' } } } },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         // Most recently committed first, then by name, as Gitea 1.20 lists them from git.
         const all = (await listRefs(r.gitDir, [HEADS], { sort: ['refname', '-committerdate'] })).filter((b) => b.type === 'commit');
         const page = all.slice(req.paging.offset, req.paging.offset + req.paging.limit);
@@ -91,19 +92,19 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoGetBranch', tag: 'repository', summary: 'Retrieve a specific branch from a repository',
-      scopes: ['repository'], params: BRANCH_PARAMS, responses: { 200: 'Branch', 404: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: BRANCH_PARAMS, responses: { 200: 'Branch', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const [branch] = await branchesToApi(deps, r, req.principal, [await requireBranch(r, req.params.branch)]);
         return ok(branch);
       },
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', tag: 'repository', summary: 'Create a branch',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateBranchRepoOption', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'CreateBranchRepoOption', bodyRequired: true,
       responses: { 201: 'Branch', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateBranchBody, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'write');
+        const r = gitRepoOf(deps, req);
         const { new_branch_name: name, old_ref_name: oldRef, old_branch_name: oldBranch } = req.body;
         assertValidRefName(name, 'branch');
         if (name === 'HEAD') throw ApiError.unprocessable('invalid branch name [branch: HEAD]: HEAD is reserved');
@@ -122,6 +123,8 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
 
         if (await readRef(r.gitDir, `${HEADS}${name}`)) throw ApiError.conflict(`The branch already exists. [branch: ${name}]`);
         if (await readRef(r.gitDir, `refs/tags/${name}`)) throw ApiError.conflict(`The branch with the same tag already exists. [name: ${name}]`);
+        // A name a protected branch rule covers is created only by who may push to it (Gitea pushes it as the caller).
+        await assertRefChange(repos, r.resolved.repo, req.principal, `${HEADS}${name}`, 'create');
         // 'refs/heads/a' exists, so 'refs/heads/a/b' cannot (or the reverse), or a racing creation won.
         if (!(await repos.updateRef(r.resolved.repo, `${HEADS}${name}`, ZERO_ID, start, req.principal!.user, 'hearth: branch created through the API'))) {
           throw ApiError.conflict(`The branch with the same name already exists or conflicts with an existing branch [branch: ${name}]`);
@@ -132,18 +135,16 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoDeleteBranch', tag: 'repository', summary: 'Delete a specific branch from a repository',
-      scopes: ['repository'], auth: 'required', params: BRANCH_PARAMS, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: BRANCH_PARAMS, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'write');
+        const r = gitRepoOf(deps, req);
         const name = req.params.branch;
         if (r.resolved.repo.is_empty) throw ApiError.notFound('Git Repository is empty.');
         if (name === r.resolved.repo.default_branch) {
           throw ApiError.forbidden(`can not delete default branch [branch: ${name}]: make another branch the default first`);
         }
         const ref = await requireBranch(r, name);
-        if (await ruleForBranch(repos.query().knex(), r.resolved.repo.id, name)) {
-          throw ApiError.forbidden(`branch protected: a protected branch cannot be deleted [branch: ${name}]`);
-        }
+        await assertRefChange(repos, r.resolved.repo, req.principal, ref.ref, 'delete');
         if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: branch deleted through the API'))) {
           throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
         }

@@ -1,11 +1,11 @@
 import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { gitText, runGit } from './git';
 import { COMMIT_OPTION_QUERY, commitOptionsOf, logCommits, toApiCommits } from './commit-json';
-import { openRepo, readRef } from './git-data-git';
+import { gitRepoOf, readRef } from './git-data-git';
 import { batchCheck, resolveCommit } from './revisions';
 import { assertValidTreePath } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
-import type { GitRouteDeps } from './route-deps';
+import { READ_CODE, type GitRouteDeps } from './route-deps';
 
 type ShaParams = { owner: string; repo: string; sha: string };
 
@@ -42,7 +42,7 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/commits', operationId: 'repoGetAllCommits', tag: 'repository', summary: 'Get a list of all commits from a repository',
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
       query: {
         type: 'object',
         properties: {
@@ -54,7 +54,7 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
       },
       responses: { 200: { description: 'CommitList', schema: { type: 'array', items: { $ref: 'Commit' } } }, 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, ListQuery, ShaParams>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         if (r.resolved.repo.is_empty) throw new ApiError(409, 'Git Repository is empty.');
         const q = req.query;
         const path = q.path ? assertValidTreePath(q.path) : undefined;
@@ -96,11 +96,11 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/commits/{sha}', operationId: 'repoGetSingleCommit', tag: 'repository', summary: 'Get a single commit from a repository',
-      scopes: ['repository'], params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
+      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
       query: { type: 'object', properties: { ...COMMIT_OPTION_QUERY } },
       responses: { 200: 'Commit', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const sha = await resolveCommit(r.gitDir, req.params.sha, 'sha');
         const commits = await logCommits(r.gitDir, ['--no-walk', '--end-of-options', sha]);
         const [commit] = await toApiCommits(deps, r.gitDir, r.links, req.principal, commits, commitOptionsOf(req.query));
@@ -109,11 +109,11 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/compare/{basehead*}', operationId: 'repoCompareDiff', tag: 'repository', summary: 'Get commit comparison information',
-      scopes: ['repository'], params: withParam('basehead', { type: 'string', minLength: 1, maxLength: 520, description: 'compare two branches, tags or commits: base...head (or base..head)' }),
+      scopes: ['repository'], access: READ_CODE, params: withParam('basehead', { type: 'string', minLength: 1, maxLength: 520, description: 'compare two branches, tags or commits: base...head (or base..head)' }),
       query: { type: 'object', properties: { verification: COMMIT_OPTION_QUERY.verification, files: COMMIT_OPTION_QUERY.files } },
       responses: { 200: 'Compare', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, { owner: string; repo: string; basehead: string }>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const spec = req.params.basehead;
         // As Gitea: base...head, else base..head, else the default branch against the whole name.
         const sep = spec.includes('...') ? '...' : spec.includes('..') ? '..' : null;
@@ -128,11 +128,11 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/notes/{sha}', operationId: 'repoGetNote', tag: 'repository', summary: 'Get a note corresponding to a single commit from a repository',
-      scopes: ['repository'], params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
+      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
       query: { type: 'object', properties: { verification: COMMIT_OPTION_QUERY.verification, files: COMMIT_OPTION_QUERY.files } },
       responses: { 200: 'Note', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const sha = await resolveCommit(r.gitDir, req.params.sha, 'sha');
         const noNote = `note does not exist [sha: ${req.params.sha}]`;
         const notes = await readRef(r.gitDir, NOTES_REF);

@@ -1,6 +1,7 @@
-import { ApiError, isApiError, type ApiRequest } from '@hearth/plugin-api';
+import type { ApiRequest } from '@hearth/plugin-api';
 import { runGit } from './git';
 import type { ResolvedRepo } from './repo-service';
+import { repoOf } from '../access/operation-access';
 import type { GitRouteDeps } from './route-deps';
 import { repoLinks, type RepoLinks } from './links';
 
@@ -51,11 +52,9 @@ export interface GitDataRepo {
   links: RepoLinks;
 }
 
-type OwnerRepoRequest = ApiRequest<any, any, { owner: string; repo: string }>;
-
-/** Resolve owner/repo for the caller at `need`, with the code unit on (404 otherwise, as in Gitea). */
-export async function openRepo(deps: GitRouteDeps, req: OwnerRepoRequest, need: 'read' | 'write'): Promise<GitDataRepo> {
-  const resolved = deps.repos.requireUnit(await deps.repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'code'), 'code');
+/** The repository the operation's READ_CODE or WRITE_CODE declaration resolved, with its git directory and links. */
+export function gitRepoOf(deps: GitRouteDeps, req: ApiRequest<any, any, any>): GitDataRepo {
+  const resolved = repoOf(req);
   return { resolved, gitDir: resolved.gitDir, links: repoLinks(deps.config, resolved.owner.name, resolved.repo.name) };
 }
 

@@ -1,11 +1,11 @@
 import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { runGit } from './git';
-import { listRefs, openRepo, type GitDataRepo } from './git-data-git';
+import { gitRepoOf, listRefs, type GitDataRepo } from './git-data-git';
 import { escapeSegments } from './links';
 import { batchCheck, resolveRevision } from './revisions';
 import { isObjectId } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
-import type { GitRouteDeps } from './route-deps';
+import { READ_CODE, type GitRouteDeps } from './route-deps';
 
 type ShaParams = { owner: string; repo: string; sha: string };
 
@@ -43,21 +43,21 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/refs', operationId: 'repoListAllGitRefs', tag: 'repository', summary: "Get specified ref or filtered repository's refs",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'ReferenceList', schema: { type: 'array', items: { $ref: 'Reference' } } }, 404: 'APIError' },
-      handler: async (req: ApiRequest<unknown, unknown, ShaParams>) => refsResponse(await openRepo(deps, req, 'read'), ''),
+      handler: async (req: ApiRequest<unknown, unknown, ShaParams>) => refsResponse(gitRepoOf(deps, req), ''),
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/refs/{ref*}', operationId: 'repoListGitRefs', tag: 'repository', summary: "Get specified ref or filtered repository's refs",
-      scopes: ['repository'], params: withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'part or full name of the ref' }),
+      scopes: ['repository'], access: READ_CODE, params: withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'part or full name of the ref' }),
       responses: { 200: { description: 'Reference, or a ReferenceList when the name is a prefix of several', schema: 'Reference' }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; ref: string }>) =>
         // The filter is compared in JavaScript only; it never reaches git.
-        refsResponse(await openRepo(deps, req, 'read'), req.params.ref),
+        refsResponse(gitRepoOf(deps, req), req.params.ref),
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/trees/{sha}', operationId: 'GetTree', tag: 'repository', summary: 'Gets the tree of a repository.',
-      scopes: ['repository'], params: SHA_PARAMS,
+      scopes: ['repository'], access: READ_CODE, params: SHA_PARAMS,
       query: {
         type: 'object',
         properties: {
@@ -68,7 +68,7 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
       },
       responses: { 200: 'GitTreeResponse', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, { recursive?: boolean; page?: number; per_page?: number }, ShaParams>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const tree = await resolveRevision(r.gitDir, req.params.sha, 'tree', 'sha');
         const { stdout } = await runGit(['ls-tree', '-l', '-z', ...(req.query.recursive ? ['-r', '-t'] : []), tree], { gitDir: r.gitDir });
         const entries: TreeEntry[] = [];
@@ -96,10 +96,10 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/blobs/{sha}', operationId: 'GetBlob', tag: 'repository', summary: 'Gets the blob of a repository.',
-      scopes: ['repository'], params: withParam('sha', { type: 'string', minLength: 1, maxLength: 64, description: 'id of the blob' }),
+      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 64, description: 'id of the blob' }),
       responses: { 200: 'GitBlobResponse', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ShaParams>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const sha = req.params.sha;
         if (!isObjectId(sha)) throw ApiError.unprocessable(`sha must be a blob id [sha: ${sha}]`);
         const [info] = await batchCheck(r.gitDir, [sha]);

@@ -3,12 +3,12 @@ import { nowUnix } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
 import { unsignedVerification } from './commit-json';
 import { unixToIso } from '../users/models';
-import { goDate, listRefs, openRepo, readRef, type GitDataRepo } from './git-data-git';
+import { gitRepoOf, goDate, listRefs, readRef, type GitDataRepo } from './git-data-git';
 import { escapeSegments, userIdentity, type RepoLinks } from './links';
 import { batchCheck, notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isObjectId, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
-import type { GitRouteDeps } from './route-deps';
+import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 
 type Params = { owner: string; repo: string; tag: string };
 
@@ -122,10 +122,10 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get', path: '/repos/{owner}/{repo}/tags', operationId: 'repoListTags', tag: 'repository', summary: "List a repository's tags",
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
       responses: { 200: { description: 'TagList', schema: { type: 'array', items: { $ref: 'Tag' } } } },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         // Newest first (tagger date, or commit date for lightweight tags), then by name.
         const all = await listRefs(r.gitDir, [TAGS], { sort: ['-refname', '-creatordate'] });
         const page = all.slice(req.paging.offset, req.paging.offset + req.paging.limit).map((t) => t.ref);
@@ -136,18 +136,18 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoGetTag', tag: 'repository', summary: 'Get the tag of a repository by tag name',
-      scopes: ['repository'], params: TAG_PARAMS, responses: { 200: 'Tag', 404: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: TAG_PARAMS, responses: { 200: 'Tag', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         return ok(tagToApi(r.links, await requireTag(r, req.params.tag)));
       },
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/tags', operationId: 'repoCreateTag', tag: 'repository', summary: 'Create a new git tag in a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateTagOption', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'CreateTagOption', bodyRequired: true,
       responses: { 201: 'Tag', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateTagBody, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'write');
+        const r = gitRepoOf(deps, req);
         const { tag_name: name, message } = req.body;
         assertValidRefName(name, 'tag');
         if (message?.includes('\0')) throw ApiError.unprocessable('body.message: a tag message cannot contain NUL characters');
@@ -170,9 +170,9 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoDeleteTag', tag: 'repository', summary: "Delete a repository's tag by name",
-      scopes: ['repository'], auth: 'required', params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError', 409: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
-        const r = await openRepo(deps, req, 'write');
+        const r = gitRepoOf(deps, req);
         const name = req.params.tag;
         const ref = isValidRefName(name) ? await readRef(r.gitDir, `${TAGS}${name}`) : null;
         if (!ref) throw ApiError.notFound(`tag doesn't exist: ${name}`);
@@ -185,11 +185,11 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
     {
       method: 'get', path: '/repos/{owner}/{repo}/git/tags/{sha}', operationId: 'GetAnnotatedTag', tag: 'repository',
       summary: 'Gets the tag object of an annotated tag (not lightweight tags)',
-      scopes: ['repository'],
+      scopes: ['repository'], access: READ_CODE,
       params: { ...OWNER_REPO_PARAMS, properties: { ...(OWNER_REPO_PARAMS.properties as object), sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' } }, required: ['owner', 'repo', 'sha'] },
       responses: { 200: 'AnnotatedTag', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; sha: string }>) => {
-        const r = await openRepo(deps, req, 'read');
+        const r = gitRepoOf(deps, req);
         const sha = req.params.sha;
         if (!isObjectId(sha)) throw ApiError.unprocessable(`sha must be the id of an annotated tag object [sha: ${sha}]`);
         const [info] = await batchCheck(r.gitDir, [sha]);

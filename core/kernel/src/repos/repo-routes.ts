@@ -1,8 +1,11 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import { ApiError, created, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { containsCondition } from '../db/like';
 import { canCreateOrgRepo } from '../orgs/org-store';
+import { actsAsAdmin } from '../access/policy';
+import { ownerOf, repoOf } from '../access/operation-access';
+import { readableRepoIds } from '../access/readable-repos';
 import type { RepositoryRow, RepoSettings, RepoUnits } from './models';
 import type { InitialFiles, RepoService } from './repo-service';
 
@@ -49,6 +52,23 @@ const SETTING_FIELDS: Array<keyof RepoSettings> = [
   'allow_merge_commits', 'allow_rebase', 'allow_rebase_explicit', 'allow_squash_merge', 'allow_fast_forward_only_merge', 'allow_manual_merge',
   'autodetect_manual_merge', 'allow_rebase_update', 'default_delete_branch_after_merge', 'default_merge_style', 'default_allow_maintainer_edit', 'ignore_whitespace_conflicts',
 ];
+
+/**
+ * May the caller create repositories owned by `owner`: their own account; an organization whose
+ * Owners team or a repository-creating team they are in (Gitea's CanCreateOrgRepo); any owner for
+ * a site admin. A public-only token creates nothing for organizations.
+ */
+export async function mayCreateRepoFor(repos: RepoService, owner: UserRow, principal: Principal): Promise<boolean> {
+  if (principal.user.id === owner.id || actsAsAdmin(principal)) return true;
+  return owner.type === 1 && !principal.publicOnly && canCreateOrgRepo(repos.query().knex(), owner.id, principal.user.id);
+}
+
+/** The repositories the caller may read (the access module's list rule), as a query to narrow further. */
+export function readableRepoQuery(repos: RepoService, viewer: Principal | null) {
+  const query = repos.query();
+  const readable = readableRepoIds(query.knex(), viewer);
+  return readable ? query.whereIn('id', readable) : query;
+}
 
 /** Repository CRUD, listing and search (section category: repository). */
 export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
@@ -97,54 +117,43 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
     return { items, total };
   };
 
-  /** Repositories the caller may see: public ones, plus (unless the token is public-only) their own, or all for a site admin. */
-  const visible = (query: ReturnType<RepoService['query']>, viewer: Principal | null) => {
-    if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return query;
-    if (!viewer || viewer.publicOnly) return query.where('is_private', false);
-    return query.where((w) => w.where('is_private', false).orWhere('owner_id', viewer.user.id));
-  };
-
   return [
     {
       method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', tag: 'repository', summary: 'Create a repository',
-      scopes: ['repository'], auth: 'required', body: 'CreateRepoOption', bodyRequired: true, responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
+      scopes: ['repository'], auth: 'required', access: 'caller', body: 'CreateRepoOption', bodyRequired: true, responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody>) => createFor((await users.rowOf(req.principal!))!, req),
     },
     {
       method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', tag: 'admin', summary: 'Create a repository on behalf of a user',
-      scopes: ['admin', 'repository'], auth: 'siteAdmin', body: 'CreateRepoOption', bodyRequired: true,
+      scopes: ['admin', 'repository'], auth: 'siteAdmin', access: 'site-admin', body: 'CreateRepoOption', bodyRequired: true,
       params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) => createFor(await users.require(req.params.username), req),
     },
     {
       method: 'post', path: '/orgs/{org}/repos', operationId: 'createOrgRepo', tag: 'organization', summary: 'Create a repository in an organization',
-      scopes: ['organization', 'repository'], auth: 'required', body: 'CreateRepoOption', bodyRequired: true,
+      scopes: ['organization', 'repository'], auth: 'required', access: { org: 'visible' }, body: 'CreateRepoOption', bodyRequired: true,
       params: { type: 'object', properties: { org: { type: 'string', maxLength: 255 } }, required: ['org'] },
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { org: string }>) => {
-        const org = await users.byName(req.params.org);
-        if (!org || org.type !== 1) throw ApiError.notFound(`organization does not exist [name: ${req.params.org}]`);
-        const p = req.principal!;
-        // Owners, members of a team allowed to create repositories, and site admins (unless the token is public-only).
-        const allowed = !p.publicOnly && (p.user.isAdmin || (await canCreateOrgRepo(repos.query().knex(), org.id, p.user.id)));
-        if (!allowed) throw ApiError.forbidden('you may not create repositories in this organization');
+        const org = ownerOf(req);
+        if (!(await mayCreateRepoFor(repos, org, req.principal!))) throw ApiError.forbidden('you may not create repositories in this organization');
         return createFor(org, req);
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', tag: 'repository', summary: 'Get a repository',
-      scopes: ['repository'], params: OWNER_REPO_PARAMS, responses: { 200: 'Repository' },
+      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const { repo, owner } = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read');
+        const { repo, owner } = repoOf(req);
         return ok(await repoJson(repo, owner, req.principal));
       },
     },
     {
       method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', tag: 'repository', summary: "Edit a repository's properties",
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'EditRepoOption', responses: { 200: 'Repository' },
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, body: 'EditRepoOption', responses: { 200: 'Repository', 422: 'APIError' },
       handler: async (req: ApiRequest<EditRepoBody, unknown, { owner: string; repo: string }>) => {
-        const resolved = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const resolved = repoOf(req);
         const b = req.body;
         const units: Partial<RepoUnits> = {};
         for (const [field, unit] of Object.entries(UNIT_FIELDS)) if (typeof b[field] === 'boolean') units[unit] = b[field] as boolean;
@@ -159,24 +168,30 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
     },
     {
       method: 'delete', path: '/repos/{owner}/{repo}', operationId: 'repoDelete', tag: 'repository', summary: 'Delete a repository',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 204: 'deleted' },
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, responses: { 204: 'deleted' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        await repos.delete(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin'), req.principal!.user);
+        await repos.delete(repoOf(req), req.principal!.user);
         return noContent();
       },
     },
     {
       method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', tag: 'repository', summary: 'Get a repository by id',
-      scopes: ['repository'], params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, responses: { 200: 'Repository' },
+      scopes: ['repository'], access: 'anyone', params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
+        const missing = () => ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
         const row = await repos.byId(Number(req.params.id));
-        if (!row || !(await repos.permission(row, req.principal)).pull) throw ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
-        return ok(await repoJson(row, (await users.byId(row.owner_id))!, req.principal));
+        const owner = row ? await users.byId(row.owner_id) : undefined;
+        if (!row || !owner) throw missing();
+        // The 404 of an unreadable repository names the id asked for, not the repository.
+        const { repo } = await repos.access.check(row, owner, req.principal, 'read').catch((err) => {
+          throw isApiError(err) && err.status === 404 ? missing() : err;
+        });
+        return ok(await repoJson(repo, owner, req.principal));
       },
     },
     {
       method: 'get', path: '/repos/search', operationId: 'repoSearch', tag: 'repository', summary: 'Search for repositories',
-      scopes: ['repository'], paged: true,
+      scopes: ['repository'], access: 'anyone', paged: true,
       query: {
         type: 'object',
         properties: {
@@ -193,7 +208,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       responses: { 200: 'SearchResults' },
       handler: async (req: ApiRequest<unknown, { q?: string; uid?: number; template?: boolean; private?: boolean; is_private?: boolean; sort?: string; order?: string }>) => {
         const q = req.query;
-        let query = visible(repos.query(), req.principal);
+        let query = readableRepoQuery(repos, req.principal);
         if (q.q) query = query.whereRaw(...containsCondition('lower_name', q.q));
         if (q.uid) query = query.where('owner_id', q.uid);
         if (q.template === false) query = query.where('is_template', false);
@@ -208,22 +223,20 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
     },
     {
       method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', tag: 'user', summary: 'List the repos that the authenticated user owns',
-      scopes: ['user', 'repository'], auth: 'required', paged: true, responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
+      scopes: ['user', 'repository'], auth: 'required', access: 'caller', paged: true, responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req) => {
-        let query = repos.query().where('owner_id', req.principal!.user.id);
-        if (req.principal!.publicOnly) query = query.where('is_private', false);
+        // Through the list rule: a public-only token lists what anyone may see.
+        const query = readableRepoQuery(repos, req.principal).where('owner_id', req.principal!.user.id);
         const { items, total } = await listPage(req, query);
         return http.paged(req, items, total);
       },
     },
     {
       method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', tag: 'user', summary: 'List the repos owned by the given user',
-      scopes: ['user', 'repository'], paged: true, params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
+      scopes: ['user', 'repository'], access: { user: 'visible' }, paged: true, params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
       responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
-        const owner = await users.require(req.params.username);
-        if (!users.canSee(owner, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
-        const query = visible(repos.query().where('owner_id', owner.id), req.principal);
+        const query = readableRepoQuery(repos, req.principal).where('owner_id', ownerOf(req).id);
         const { items, total } = await listPage(req, query);
         return http.paged(req, items, total);
       },

@@ -8,7 +8,7 @@ import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import { removeRepoAccess } from '../orgs/org-store';
-import { AccessPolicy, type AccessNeed, type RepoPermission, type ResolvedRepo, type UnitAccess } from '../access/policy';
+import { AccessPolicy, type ResolvedRepo } from '../access/policy';
 import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
 import { normalizeColor, removeRepoIssues } from '../issues/issue-store';
 import { removeRepoPulls } from '../pulls/pull-store';
@@ -17,7 +17,7 @@ import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { GitError, ZERO_ID, gitText, runGit } from './git';
 import { writeHooks } from './server-hooks';
-import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
+import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
 import { moveWiki, removeWiki, wikiDirOf } from '../wiki/wiki-store';
 
@@ -74,29 +74,8 @@ export class RepoService {
     return path.join(this.root, ownerName.toLowerCase(), `${repoName.toLowerCase()}.git`);
   }
 
-  // --- access (the access module decides; these delegate for code that holds a RepoService) ----
-
-  permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
-    return this.access.permission(repo, principal, owner);
-  }
-
-  unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
-    return this.access.unitPermission(repo, principal, unit, owner);
-  }
-
-  /** Find owner/repo and check the caller may `need` it: 404 when not readable, 403 when readable but not enough. */
-  resolve(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
-    return this.access.resolveRepo(ownerName, repoName, principal, need, unit);
-  }
-
   query() {
     return RepositoryRow.query(this.db);
-  }
-
-  /** Routes of a unit (code, releases, …) answer 404 while the unit is switched off, as in Gitea. */
-  requireUnit(resolved: ResolvedRepo, unit: RepoUnit): ResolvedRepo {
-    if (!resolved.repo.unitMap()[unit]) throw ApiError.notFound(`the ${unit} unit of this repository is disabled`);
-    return resolved;
   }
 
   async byId(id: number): Promise<RepositoryRow | undefined> {
@@ -221,7 +200,12 @@ export class RepoService {
     const patch: Partial<RepositoryRow> = { updated_unix: nowUnix() };
     if (changes.description !== undefined) patch.description = changes.description;
     if (changes.website !== undefined) patch.website = changes.website;
-    if (changes.private !== undefined) patch.is_private = changes.private;
+    if (changes.private !== undefined) {
+      // Making a fork public would publish its private source's code.
+      const parent = changes.private === false && repo.is_fork && repo.fork_id ? await this.byId(repo.fork_id) : undefined;
+      if (parent?.is_private) throw ApiError.unprocessable('a fork of a private repository cannot be made public');
+      patch.is_private = changes.private;
+    }
     if (changes.template !== undefined) patch.is_template = changes.template;
     if (changes.archived !== undefined) {
       patch.is_archived = changes.archived;
@@ -412,7 +396,7 @@ export class RepoService {
     if (withParent && repo.is_fork && repo.fork_id) {
       const parentRow = await this.byId(repo.fork_id);
       const parentOwner = parentRow ? await this.users.byId(parentRow.owner_id) : undefined;
-      if (parentRow && parentOwner && (await this.permission(parentRow, viewer)).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
+      if (parentRow && parentOwner && (await this.access.permission(parentRow, viewer, parentOwner)).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
     }
     return {
       id: repo.id,
@@ -446,7 +430,7 @@ export class RepoService {
       created_at: unixToIso(repo.created_unix),
       updated_at: unixToIso(repo.updated_unix),
       archived_at: unixToIso(repo.archived_unix),
-      permissions: await this.permission(repo, viewer),
+      permissions: await this.access.permission(repo, viewer, owner),
       has_code: units.code,
       has_issues: units.issues,
       internal_tracker: units.issues ? { enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } : null,

@@ -1,4 +1,4 @@
-import type { HttpHelpers } from '@hearth/plugin-api';
+import type { HttpHelpers, OperationAccess } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import type { UserService } from '../users/user-service';
 import type { RepoService } from './repo-service';
@@ -10,3 +10,7 @@ export interface GitRouteDeps {
   http: HttpHelpers;
   config: HearthConfig;
 }
+
+/** The access of those modules' operations: all of them belong to the code unit. */
+export const READ_CODE: OperationAccess = { repo: { need: 'read', unit: 'code' } };
+export const WRITE_CODE: OperationAccess = { repo: { need: 'write', unit: 'code' } };

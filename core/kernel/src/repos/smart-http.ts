@@ -11,7 +11,8 @@ import { grants } from '../auth/scopes';
 import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
 import { ensureWiki, wikiDirOf } from '../wiki/wiki-store';
-import { pushRulesEnv } from '../pulls/branch-protection-store';
+import { pushRulesEnv } from '../pulls/ref-protection';
+import { ensureCurrentHooks } from './server-hooks';
 
 const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
 type Service = keyof typeof SERVICES;
@@ -49,11 +50,12 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       const target = await authorize(deps, req, res, service);
       const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
       const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
+      if (pushLog) ensureCurrentHooks(target.gitDir);
       if (pushLog && !target.wiki) {
         // What protected branches allow this pusher, for the pre-receive hook.
         const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
-        const rules = await pushRulesEnv(deps.repos.query().knex(), target.repo.id, pusher?.user.id ?? 0);
-        if (rules) env.HEARTH_BRANCH_RULES = rules;
+        const rules = await pushRulesEnv(deps.repos, target.repo, pusher);
+        if (rules) env.HEARTH_REF_RULES = rules;
       }
       res.status(200).set({ 'Content-Type': `application/x-${service}-result`, ...NO_CACHE });
       const child = spawnGit([SERVICES[service], '--stateless-rpc', target.gitDir], { env }, ['pipe', 'pipe', 'pipe']);
@@ -181,13 +183,13 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
   const challenge = () => ApiError.unauthorized('authentication required');
   let target: ResolvedRepo;
   try {
-    target = await deps.repos.resolve(String(req.params.owner), repoName, principal, push ? 'write' : 'read', unit);
+    // Fetching needs read on the unit (code, or the wiki), pushing write: a team granting other units only sees no repository here.
+    target = await deps.repos.access.resolveRepo(String(req.params.owner), repoName, principal, push ? 'write' : 'read', unit);
   } catch (err) {
     if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
     throw err;
   }
   if (push && !principal) throw challenge();
-  deps.repos.requireUnit(target, unit); // no code (wiki) unit, no git transport for it
   if (principal && !grants(principal.scopes, 'repository', push ? 'write' : 'read')) {
     throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
   }
@@ -213,10 +215,14 @@ async function streamChild(
 ): Promise<void> {
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()).length > 4096 && (stderr = stderr.slice(-4096)));
-  const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? -1)));
-  const feeding = input && child.stdin ? pipeline(input, child.stdin).catch(() => child.kill()) : Promise.resolve();
+  const exited = new Promise<{ code: number; signal: string | null }>((resolve) => child.once('close', (code, signal) => resolve({ code: code ?? -1, signal })));
+  let inputFailed = false;
+  let clientGone = false;
+  const feeding = input && child.stdin ? pipeline(input, child.stdin).catch(() => { inputFailed = true; child.kill(); }) : Promise.resolve();
   res.once('close', () => {
-    if (!res.writableFinished) child.kill();
+    if (res.writableFinished) return;
+    clientGone = true;
+    child.kill();
   });
   try {
     if (end) await pipeline(child.stdout!, res);
@@ -225,9 +231,19 @@ async function streamChild(
     child.kill();
   }
   await feeding;
-  const code = await exited;
-  if (code !== 0) log.warn({ code, stderr: stderr.trim() }, 'git transport process failed');
+  const { code, signal } = await exited;
+  if (code === 0) return;
+  const text = stderr.trim();
+  // The client's doing (it hung up, sent an unreadable body or bad pkt-lines): answered, no server fault.
+  const clientSide = !SERVER_FAULT.test(text) && (clientGone || CLIENT_PROTOCOL_ERROR.test(text) || (inputFailed && signal === 'SIGTERM'));
+  if (clientSide) log.info({ code, signal, stderr: text }, 'git transport ended by a client error');
+  else log.warn({ code, signal, stderr: text }, 'git transport process failed');
 }
+
+/** What git prints when the client broke the exchange: bad pkt-lines, a truncated pack, wants it may not have. */
+const CLIENT_PROTOCOL_ERROR = /protocol error|bad line length|remote end hung up|early EOF|unexpected disconnect|expected flush|not our ref|invalid (?:want|shallow)|unknown capability|bad pack header|index-pack (?:failed|abnormal exit)|unpack-objects abnormal exit/i;
+/** Trouble on the server's side, whatever else git says. */
+const SERVER_FAULT = /No space left|Permission denied|Input\/output error|Read-only file system|Cannot allocate|out of memory|corrupt/i;
 
 /** Copy a stream into the response without ending it, honouring back-pressure. */
 async function forward(source: NodeJS.ReadableStream, res: Response): Promise<void> {

@@ -3,7 +3,8 @@ import { ApiError, created, stream, type ApiOperation, type ApiRequest, type Api
 import { unixToIso, type UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
-import type { GitRouteDeps } from './route-deps';
+import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
+import { repoOf } from '../access/operation-access';
 import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
 import { COMPLETE_ID, requireCompleteCommit } from './status-git';
 import { resolveCommit } from './revisions';
@@ -51,9 +52,6 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
   const store = new CommitStatusStore(repos.query().knex());
   const archives = new ArchiveCache(config.server.DATA_DIR);
 
-  const readable = async (req: ApiRequest<unknown, unknown, RepoParams>): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read', 'code'), 'code');
-
   const repoApiPath = (resolved: ResolvedRepo) => `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
 
   /**
@@ -88,10 +86,10 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', tag: 'repository', summary: 'Create a commit status',
-      scopes: ['repository'], auth: 'required', params: SHA_PARAMS, body: 'CreateStatusOption', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: SHA_PARAMS, body: 'CreateStatusOption', bodyRequired: true,
       responses: { 201: 'CommitStatus', 400: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateStatusBody, unknown, RepoParams & { sha: string }>) => {
-        const resolved = repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, 'write', 'code'), 'code');
+        const resolved = repoOf(req);
         const sha = await requireCompleteCommit(resolved.gitDir, req.params.sha);
         const body = req.body;
         const row = await store.create({
@@ -103,27 +101,27 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', tag: 'repository', summary: "Get a commit's statuses",
-      scopes: ['repository'], params: SHA_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: SHA_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { sha: string }>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         return listStatuses(req, resolved, await requireCompleteCommit(resolved.gitDir, req.params.sha));
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/statuses', operationId: 'repoListStatusesByRef', tag: 'repository',
       summary: "Get a commit's statuses, by branch/tag/commit reference",
-      scopes: ['repository'], params: REF_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: REF_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { ref: string }>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         return listStatuses(req, resolved, await resolveCommit(resolved.gitDir, req.params.ref, 'ref'));
       },
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/status', operationId: 'repoGetCombinedStatusByRef', tag: 'repository',
       summary: "Get a commit's combined status, by branch/tag/commit reference",
-      scopes: ['repository'], params: REF_PARAMS, paged: true, responses: { 200: 'CombinedStatus', 400: 'APIError' },
+      scopes: ['repository'], access: READ_CODE, params: REF_PARAMS, paged: true, responses: { 200: 'CombinedStatus', 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams & { ref: string }>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         const sha = await resolveCommit(resolved.gitDir, req.params.ref, 'ref');
         const { rows, total, state } = await store.latest(resolved.repo.id, sha, req.paging);
         const page = http.paged(req, [], total);
@@ -148,7 +146,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
     },
     {
       method: 'get', path: '/repos/{owner}/{repo}/archive/{archive*}', operationId: 'repoGetArchive', tag: 'repository', summary: 'Get an archive of a repository',
-      scopes: ['repository'], params: ARCHIVE_PARAMS,
+      scopes: ['repository'], access: READ_CODE, params: ARCHIVE_PARAMS,
       responses: {
         200: { description: 'the archive (zip, tar.gz or git bundle)' },
         206: { description: 'the requested byte range of the archive' },
@@ -156,7 +154,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
         416: { description: 'the byte range lies outside the archive' },
       },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams & { archive: string }>) => {
-        const resolved = await readable(req);
+        const resolved = repoOf(req);
         const { ref, format, contentType } = parseArchiveName(req.params.archive);
         const repo = { id: resolved.repo.id, name: resolved.repo.name };
         // A complete commit id whose archive is cached is served without running git at all.

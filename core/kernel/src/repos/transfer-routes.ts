@@ -8,6 +8,7 @@ import { REPO_STATUS } from './models';
 import { moveWiki, wikiDirOf } from '../wiki/wiki-store';
 import { dropOrgLabelsFromRepo } from '../issues/org-labels';
 import type { RepoService, ResolvedRepo } from './repo-service';
+import { repoOf } from '../access/operation-access';
 
 /**
  * Moving a repository to another owner: the directory moves, the row follows. Used directly by a
@@ -50,7 +51,7 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
     return repos.toApi(repo, (await users.byId(repo.owner_id))!, viewer);
   };
   const recipientOnly = async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-    const resolved = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'read').catch(async (err) => {
+    const resolved = await repos.access.resolveRepo(req.params.owner, req.params.repo, req.principal, 'read').catch(async (err) => {
       // The recipient cannot see a private repository yet; a pending transfer to them is enough.
       const owner = await users.byName(req.params.owner);
       const repo = owner ? await repos.query().findOne({ owner_id: owner.id, lower_name: req.params.repo.toLowerCase() }) : undefined;
@@ -67,12 +68,13 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
   return [
     {
       method: 'post', path: '/repos/{owner}/{repo}/transfer', operationId: 'repoTransfer', tag: 'repository', summary: "Transfer a repo's ownership",
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, body: 'TransferRepoOption', bodyRequired: true,
+      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, body: 'TransferRepoOption', bodyRequired: true,
       responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ new_owner: string; team_ids?: number[] }, unknown, { owner: string; repo: string }>) => {
-        const resolved = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const resolved = repoOf(req);
         const recipient = await users.byName(req.body.new_owner);
-        if (!recipient) throw ApiError.notFound(`new owner does not exist [name: ${req.body.new_owner}]`);
+        // As in Gitea, an owner the caller may not see does not exist for them.
+        if (!recipient || !(await repos.access.profileVisible(recipient, req.principal))) throw ApiError.notFound(`new owner does not exist [name: ${req.body.new_owner}]`);
         if (recipient.id === resolved.owner.id) throw ApiError.unprocessable(`the repository already belongs to ${recipient.name}`);
         if (req.body.team_ids?.length && recipient.type !== 1) throw ApiError.unprocessable('teams can only be added to organization-owned repositories');
         const actor: UserInfo = req.principal!.user;
@@ -93,7 +95,8 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/transfer/accept', operationId: 'acceptRepoTransfer', tag: 'repository', summary: 'Accept a repo transfer',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
+      // 'caller', not { repo }: the recipient may not see the repository before accepting (recipientOnly).
+      scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved, pending } = await recipientOnly(req);
         await moveRepository(repos, resolved, (await users.byId(pending.recipient_id))!);
@@ -102,7 +105,8 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
     },
     {
       method: 'post', path: '/repos/{owner}/{repo}/transfer/reject', operationId: 'rejectRepoTransfer', tag: 'repository', summary: 'Reject a repo transfer',
-      scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS, responses: { 200: 'Repository', 403: 'APIError', 404: 'APIError' },
+      // 'caller', not { repo }: the recipient may not see the repository before answering (recipientOnly).
+      scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 200: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved } = await recipientOnly(req);
         await db().transaction(async (trx) => {

@@ -40,7 +40,7 @@ interface EditUserBody {
 
 /** `/admin/users…` and `/admin/emails…`: site administrators with the admin category. */
 export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users' | 'http'>): ApiOperation[] {
-  const admin = { tag: 'admin', scopes: ['admin'] as ['admin'], auth: 'siteAdmin' as const };
+  const admin = { tag: 'admin', scopes: ['admin'] as ['admin'], access: 'site-admin' as const, auth: 'siteAdmin' as const };
   const emailList = { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } };
 
   /** Emails joined with their owners' names, optionally filtered by a keyword. */

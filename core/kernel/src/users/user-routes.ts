@@ -1,6 +1,8 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import { whereProfileVisible } from '../access/visible-profiles';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema } from '@hearth/plugin-api';
 import type { TokenService } from '../auth/token-service';
 import { containsCondition } from '../db/like';
+import { ownerOf } from '../access/operation-access';
 import type { UserService } from './user-service';
 import type { UserRow } from './models';
 
@@ -23,14 +25,11 @@ async function self(users: UserService, req: ApiRequest): Promise<UserRow> {
   return row;
 }
 
-/** Gitea's reqSelfOrAdmin: the path's user must be the caller, unless the caller is a site admin. */
-async function selfOrAdmin(users: UserService, req: ApiRequest<unknown, unknown, { username: string }>): Promise<UserRow> {
-  const principal = req.principal as Principal;
-  const target = await users.require(req.params.username);
-  if (target.id !== principal.user.id && !principal.user.isAdmin) {
-    throw ApiError.forbidden('doer should be the site admin or be the same as the path user');
-  }
-  return target;
+/** The user a `{ user }` operation resolved; an organization's name is not a user here (404). */
+export function userOf(req: ApiRequest<unknown, unknown, { username: string }>): UserRow {
+  const row = ownerOf(req);
+  if (row.type !== 0) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
+  return row;
 }
 
 /** `/user`, `/users`, `/user/emails` and `/users/{username}/tokens` (section category: user). */
@@ -38,12 +37,12 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
   return [
     {
       method: 'get', path: '/user', operationId: 'userGetCurrent', tag: 'user', summary: 'Get the authenticated user',
-      scopes: ['user'], auth: 'required', responses: { 200: 'User' },
+      scopes: ['user'], access: 'caller', auth: 'required', responses: { 200: 'User' },
       handler: async (req) => ok(users.toApi(await self(users, req), req.principal)),
     },
     {
       method: 'get', path: '/users/search', operationId: 'userSearch', tag: 'user', summary: 'Search for users',
-      scopes: ['user'], paged: true,
+      scopes: ['user'], access: 'anyone', paged: true,
       query: { type: 'object', properties: { q: { type: 'string', description: 'keyword' }, uid: { type: 'integer', description: 'ID of the user to search for' } } },
       responses: { 200: 'UserSearchResults' },
       handler: async (req: ApiRequest<unknown, { q?: string; uid?: number }>) => {
@@ -53,7 +52,7 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
           const keyword = req.query.q;
           query = query.where((w) => w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)));
         }
-        query = visibleTo(query, req.principal);
+        query = whereProfileVisible(query, req.principal);
         const [rows, total] = await Promise.all([
           query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
           query.clone().resultSize(),
@@ -64,16 +63,12 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
     },
     {
       method: 'get', path: '/users/{username}', operationId: 'userGet', tag: 'user', summary: 'Get a user',
-      scopes: ['user'], params: USERNAME_PARAM, responses: { 200: 'User' },
-      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
-        const row = await users.require(req.params.username);
-        if (!users.canSee(row, req.principal)) throw ApiError.notFound(`user does not exist [name: ${req.params.username}]`);
-        return ok(users.toApi(row, req.principal));
-      },
+      scopes: ['user'], access: { user: 'visible' }, params: USERNAME_PARAM, responses: { 200: 'User' },
+      handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => ok(users.toApi(userOf(req), req.principal)),
     },
     {
       method: 'get', path: '/user/emails', operationId: 'userListEmails', tag: 'user', summary: "List the authenticated user's email addresses",
-      scopes: ['user'], auth: 'required', responses: { 200: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
+      scopes: ['user'], access: 'caller', auth: 'required', responses: { 200: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
       handler: async (req) => {
         const row = await self(users, req);
         return ok((await users.emails(row.id)).map((e) => users.emailToApi(e, row)));
@@ -81,7 +76,7 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
     },
     {
       method: 'post', path: '/user/emails', operationId: 'userAddEmail', tag: 'user', summary: 'Add email addresses',
-      scopes: ['user'], auth: 'required', body: 'CreateEmailOption', bodyRequired: true,
+      scopes: ['user'], access: 'caller', auth: 'required', body: 'CreateEmailOption', bodyRequired: true,
       responses: { 201: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
       handler: async (req: ApiRequest<{ emails: string[] }>) => {
         const row = await self(users, req);
@@ -90,7 +85,7 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
     },
     {
       method: 'delete', path: '/user/emails', operationId: 'userDeleteEmail', tag: 'user', summary: 'Delete email addresses',
-      scopes: ['user'], auth: 'required', body: 'DeleteEmailOption', bodyRequired: true, responses: { 204: { description: 'deleted' } },
+      scopes: ['user'], access: 'caller', auth: 'required', body: 'DeleteEmailOption', bodyRequired: true, responses: { 204: { description: 'deleted' } },
       handler: async (req: ApiRequest<{ emails: string[] }>) => {
         await users.deleteEmails(await self(users, req), req.body.emails);
         return noContent();
@@ -98,42 +93,34 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
     },
     {
       method: 'get', path: '/users/{username}/tokens', operationId: 'userGetTokens', tag: 'user', summary: "List the user's access tokens",
-      scopes: ['user'], auth: 'basic', params: USERNAME_PARAM, paged: true,
+      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic', params: USERNAME_PARAM, paged: true,
       responses: { 200: { description: 'AccessTokenList', schema: { type: 'array', items: { $ref: 'AccessToken' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
-        const owner = await selfOrAdmin(users, req);
+        const owner = userOf(req);
         const { rows, total } = await tokens.list(owner, req.paging);
         return http.paged(req, rows.map((t) => tokens.toApi(t)), total);
       },
     },
     {
       method: 'post', path: '/users/{username}/tokens', operationId: 'userCreateToken', tag: 'user', summary: 'Create an access token',
-      scopes: ['user'], auth: 'basic', params: USERNAME_PARAM, body: 'CreateAccessTokenOption', bodyRequired: true,
+      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic', params: USERNAME_PARAM, body: 'CreateAccessTokenOption', bodyRequired: true,
       responses: { 201: 'AccessToken', 400: 'APIError' },
       handler: async (req: ApiRequest<{ name: string; scopes?: string[] }, unknown, { username: string }>) => {
-        const owner = await selfOrAdmin(users, req);
+        const owner = userOf(req);
         const { row, token } = await tokens.create(owner, req.body.name, req.body.scopes ?? []);
         return created(tokens.toApi(row, token));
       },
     },
     {
       method: 'delete', path: '/users/{username}/tokens/{token}', operationId: 'userDeleteAccessToken', tag: 'user', summary: 'Delete an access token (by id or name)',
-      scopes: ['user'], auth: 'basic',
+      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic',
       params: { type: 'object', properties: { ...(USERNAME_PARAM.properties as object), token: { type: 'string', maxLength: 255, description: 'token id or name' } }, required: ['username', 'token'] },
       responses: { 204: { description: 'deleted' } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string; token: string }>) => {
-        await tokens.delete(await selfOrAdmin(users, req), req.params.token);
+        await tokens.delete(userOf(req), req.params.token);
         return noContent();
       },
     },
   ];
 }
 
-/** Restrict a user query to what the caller may see (Gitea: anonymous sees public, signed-in also limited, admins all). */
-function visibleTo<Q extends { where: (...args: any[]) => Q; whereIn: (...args: any[]) => Q }>(query: Q, viewer: Principal | null): Q {
-  if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return query;
-  const levels = viewer && !viewer.publicOnly ? [0, 1] : [0];
-  return viewer
-    ? query.where((w: any) => w.whereIn('visibility', levels).orWhere('id', viewer.user.id))
-    : query.whereIn('visibility', levels);
-}

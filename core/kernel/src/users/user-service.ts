@@ -102,16 +102,6 @@ export class UserService {
     };
   }
 
-  /** Whether `viewer` may see the user at all (Gitea: limited needs a sign-in, private needs self or admin). */
-  canSee(row: { id: number; visibility: number }, viewer: Principal | null): boolean {
-    if (viewer && viewer.user.id === row.id) return true;
-    if (viewer && viewer.user.isAdmin && !viewer.publicOnly) return true;
-    const visibility = VISIBILITY_NAMES[row.visibility];
-    if (visibility === 'public') return true;
-    if (visibility === 'limited') return viewer !== null && !viewer.publicOnly;
-    return false;
-  }
-
   /** Gitea's `User` JSON: private details only for the user themself and site admins. */
   toApi(row: UserRow, viewer: Principal | null): Record<string, unknown> {
     const authed = viewer !== null && (viewer.user.isAdmin || viewer.user.id === row.id);

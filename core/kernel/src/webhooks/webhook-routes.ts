@@ -1,6 +1,7 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal, type ScopeCategory } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type OperationAccess, type ScopeCategory } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
-import { canSeeOrg, insertId, isOrgOwner } from '../orgs/org-store';
+import { ownerOf, repoOf } from '../access/operation-access';
+import { insertId } from '../orgs/org-store';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { resolveCommit } from '../repos/revisions';
 import { nowUnix } from '../users/models';
@@ -34,7 +35,9 @@ interface Level {
   tag: string;
   scopes: ScopeCategory[];
   params: JsonSchema | undefined;
-  scope(req: ApiRequest<any, any, any>): Promise<HookScope>;
+  access: OperationAccess;
+  /** The hooks of the target the access declaration resolved. */
+  scope(req: ApiRequest<any, any, any>): HookScope;
 }
 
 const META_KEYS: Record<string, string[]> = {
@@ -58,7 +61,7 @@ const HOOK_ID = { id: { type: 'integer', minimum: 1, description: 'id of the hoo
  * started on `lifecycle.ready` and stopped on `lifecycle.shutdown`.
  */
 export function webhookOperations(deps: KernelServices): ApiOperation[] {
-  const { db, repos, users, http, config, hooks } = deps;
+  const { db, http, config, hooks } = deps;
   const log = deps.log.child({ module: 'webhooks' });
   const headers = headerBox(config);
   const deliverer = new Deliverer(deps, log);
@@ -66,40 +69,28 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
   hooks.lifecycle.ready.tapPromise('hearth:webhooks', async () => deliverer.start());
   hooks.lifecycle.shutdown.tapPromise('hearth:webhooks', async () => deliverer.stop());
 
-  const isAdmin = (p: Principal | null) => Boolean(p && p.user.isAdmin && !p.publicOnly);
-
   const levels: Level[] = [
     {
       prefix: 'repo', base: '/repos/{owner}/{repo}/hooks', tag: 'repository', scopes: ['repository'], params: OWNER_REPO_PARAMS,
-      async scope(req) {
-        const r = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
-        return { repoId: r.repo.id, ownerId: r.repo.owner_id, system: false };
+      access: { repo: { need: 'admin' } },
+      scope(req) {
+        const { repo } = repoOf(req);
+        return { repoId: repo.id, ownerId: repo.owner_id, system: false };
       },
     },
     {
       prefix: 'org', base: '/orgs/{org}/hooks', tag: 'organization', scopes: ['organization'],
       params: { type: 'object', properties: { org: { type: 'string', maxLength: 255, description: 'name of the organization' } }, required: ['org'] },
-      async scope(req) {
-        const org = await users.byName(req.params.org);
-        if (!org || org.type !== 1 || !(await canSeeOrg(db, org, req.principal))) throw ApiError.notFound(`organization does not exist [name: ${req.params.org}]`);
-        const p = req.principal;
-        if (!isAdmin(p) && (!p || p.publicOnly || !(await isOrgOwner(db, org.id, p.user.id)))) throw ApiError.forbidden('you must be an owner of the organization');
-        return { repoId: 0, ownerId: org.id, system: false };
-      },
+      access: { org: 'owner' },
+      scope: (req) => ({ repoId: 0, ownerId: ownerOf(req).id, system: false }),
     },
     {
-      prefix: 'user', base: '/user/hooks', tag: 'user', scopes: ['user'], params: undefined,
-      async scope(req) {
-        if (!req.principal) throw ApiError.forbidden('token is required');
-        return { repoId: 0, ownerId: req.principal.user.id, system: false };
-      },
+      prefix: 'user', base: '/user/hooks', tag: 'user', scopes: ['user'], params: undefined, access: 'caller',
+      scope: (req) => ({ repoId: 0, ownerId: req.principal!.user.id, system: false }),
     },
     {
-      prefix: 'admin', base: '/admin/hooks', tag: 'admin', scopes: ['admin'], params: undefined,
-      async scope(req) {
-        if (!isAdmin(req.principal)) throw ApiError.forbidden('you must be a site administrator');
-        return { repoId: 0, ownerId: 0, system: true };
-      },
+      prefix: 'admin', base: '/admin/hooks', tag: 'admin', scopes: ['admin'], params: undefined, access: 'site-admin',
+      scope: () => ({ repoId: 0, ownerId: 0, system: true }),
     },
   ];
 
@@ -149,7 +140,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
 
   const ops: ApiOperation[] = [];
   for (const level of levels) {
-    const base = { tag: level.tag, scopes: level.scopes, auth: 'required' as const };
+    const base = { tag: level.tag, scopes: level.scopes, access: level.access, auth: 'required' as const };
     const oneParams = idParams(level.params, HOOK_ID);
     const p = level.prefix;
     ops.push(
@@ -157,7 +148,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
         ...base, method: 'get', path: level.base, operationId: `${p}ListHooks`, summary: 'List the hooks', paged: true, params: level.params,
         responses: { 200: { description: 'HookList', schema: { type: 'array', items: { $ref: 'Hook' } } } },
         handler: async (req) => {
-          const s = await level.scope(req);
+          const s = level.scope(req);
           const [{ n }] = await rowsOf(s).count({ n: '*' });
           const rows = (await rowsOf(s).orderBy('id').offset(req.paging.offset).limit(req.paging.limit)).map(toWebhook);
           return http.paged(req, rows.map(hookToApi), Number(n));
@@ -167,7 +158,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
         ...base, method: 'post', path: level.base, operationId: `${p}CreateHook`, summary: 'Create a hook', params: level.params,
         body: 'CreateHookOption', bodyRequired: true, responses: { 201: 'Hook', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
         handler: async (req: ApiRequest<CreateHookBody>) => {
-          const s = await level.scope(req);
+          const s = level.scope(req);
           const b = req.body;
           if (!(HOOK_TYPES as readonly string[]).includes(b.type)) throw ApiError.unprocessable(`Invalid hook type "${b.type}": this server delivers ${HOOK_TYPES.join(', ')}`);
           const cfg = b.config ?? {};
@@ -186,13 +177,13 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
       {
         ...base, method: 'get', path: `${level.base}/{id}`, operationId: `${p}GetHook`, summary: 'Get a hook', params: oneParams,
         responses: { 200: 'Hook', 404: 'APIError' },
-        handler: async (req) => ok(hookToApi(await byId(await level.scope(req), req.params.id))),
+        handler: async (req) => ok(hookToApi(await byId(level.scope(req), req.params.id))),
       },
       {
         ...base, method: 'patch', path: `${level.base}/{id}`, operationId: `${p}EditHook`, summary: 'Update a hook', params: oneParams,
         body: 'EditHookOption', bodyRequired: true, responses: { 200: 'Hook', 404: 'APIError', 422: 'APIError' },
         handler: async (req: ApiRequest<EditHookBody, unknown, { id: number }>) => {
-          const s = await level.scope(req);
+          const s = level.scope(req);
           const hook = await byId(s, req.params.id);
           const b = req.body;
           const patch: Record<string, unknown> = { updated_unix: nowUnix() };
@@ -219,7 +210,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
         ...base, method: 'delete', path: `${level.base}/{id}`, operationId: `${p}DeleteHook`, summary: 'Delete a hook', params: oneParams,
         responses: { 204: 'deleted', 404: 'APIError' },
         handler: async (req) => {
-          const hook = await byId(await level.scope(req), req.params.id);
+          const hook = await byId(level.scope(req), req.params.id);
           await db.transaction(async (trx) => {
             await trx('hook_task').where('hook_id', hook.id).delete();
             await trx('webhook').where('id', hook.id).delete();
@@ -233,7 +224,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
         summary: "List a hook's deliveries, newest first (Hearth extension)", params: oneParams, paged: true,
         responses: { 200: { description: 'HookDeliveryList', schema: { type: 'array', items: { $ref: 'HookDelivery' } } }, 404: 'APIError' },
         handler: async (req) => {
-          const hook = await byId(await level.scope(req), req.params.id);
+          const hook = await byId(level.scope(req), req.params.id);
           const q = db('hook_task').where('hook_id', hook.id);
           const [{ n }] = await q.clone().count({ n: '*' });
           const rows = (await q.clone().orderBy('id', 'desc').offset(req.paging.offset).limit(req.paging.limit)).map(toTask);
@@ -246,7 +237,7 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
         params: idParams(level.params, { ...HOOK_ID, delivery: { type: 'string', maxLength: 64, description: 'the delivery UUID (or its id)' } }),
         responses: { 202: 'HookDelivery', 404: 'APIError' },
         handler: async (req) => {
-          const hook = await byId(await level.scope(req), req.params.id);
+          const hook = await byId(level.scope(req), req.params.id);
           const key = String(req.params.delivery);
           const q = db('hook_task').where('hook_id', hook.id).where((b) => {
             b.where('uuid', key);
@@ -268,15 +259,14 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
   const repoLevel = levels[0];
   ops.push(
     {
-      method: 'post', path: '/repos/{owner}/{repo}/hooks/{id}/tests', operationId: 'repoTestHook', tag: 'repository', auth: 'required',
+      method: 'post', path: '/repos/{owner}/{repo}/hooks/{id}/tests', operationId: 'repoTestHook', tag: 'repository', access: repoLevel.access, auth: 'required',
       summary: 'Test a push webhook: send a push payload of the latest commit', scopes: ['repository'],
       params: idParams(OWNER_REPO_PARAMS, HOOK_ID),
       query: { type: 'object', properties: { ref: { type: 'string', maxLength: 255, description: 'The name of the commit/branch/tag, indicates which commit will be loaded to the webhook payload.' } } },
       responses: { 204: 'empty', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, { ref?: string }, { owner: string; repo: string; id: number }>) => {
-        const s = await repoLevel.scope(req);
-        const hook = await byId(s, req.params.id);
-        const r = await repos.resolve(req.params.owner, req.params.repo, req.principal, 'admin');
+        const hook = await byId(repoLevel.scope(req), req.params.id);
+        const r = repoOf(req);
         const branch = r.repo.default_branch;
         let sha = '0'.repeat(40);
         if (!r.repo.is_empty) sha = await resolveCommit(r.gitDir, req.query.ref || branch, 'ref');
@@ -286,41 +276,35 @@ export function webhookOperations(deps: KernelServices): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/hooks/git', operationId: 'repoListGitHooks', tag: 'repository', auth: 'required',
+      method: 'get', path: '/repos/{owner}/{repo}/hooks/git', operationId: 'repoListGitHooks', tag: 'repository', access: repoLevel.access, auth: 'required',
       summary: 'List the Git hooks in a repository (git hooks are disabled: always empty)', scopes: ['repository'], params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'GitHookList', schema: { type: 'array', items: { $ref: 'GitHook' } } } },
-      handler: async (req) => {
-        await repoLevel.scope(req);
-        return ok([]);
-      },
+      handler: () => ok([]),
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoGetGitHook', tag: 'repository', auth: 'required',
+      method: 'get', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoGetGitHook', tag: 'repository', access: repoLevel.access, auth: 'required',
       summary: 'Get a Git hook (git hooks are disabled: always 404)', scopes: ['repository'],
       params: idParams(OWNER_REPO_PARAMS, { id: { type: 'string', maxLength: 64, description: 'id of the hook to get' } }),
       responses: { 200: 'GitHook', 404: 'APIError' },
-      handler: async (req) => {
-        await repoLevel.scope(req);
+      handler: (req) => {
         throw ApiError.notFound(`git hook does not exist [name: ${req.params.id}]`);
       },
     },
     {
-      method: 'patch', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoEditGitHook', tag: 'repository', auth: 'required',
+      method: 'patch', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoEditGitHook', tag: 'repository', access: repoLevel.access, auth: 'required',
       summary: 'Edit a Git hook (git hooks are disabled: always 404)', scopes: ['repository'],
       params: idParams(OWNER_REPO_PARAMS, { id: { type: 'string', maxLength: 64, description: 'id of the hook to get' } }), body: 'EditGitHookOption',
       responses: { 200: 'GitHook', 404: 'APIError' },
-      handler: async (req) => {
-        await repoLevel.scope(req);
+      handler: (req) => {
         throw ApiError.notFound(`git hook does not exist [name: ${req.params.id}]`);
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoDeleteGitHook', tag: 'repository', auth: 'required',
+      method: 'delete', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoDeleteGitHook', tag: 'repository', access: repoLevel.access, auth: 'required',
       summary: 'Delete a Git hook (git hooks are disabled: always 404)', scopes: ['repository'],
       params: idParams(OWNER_REPO_PARAMS, { id: { type: 'string', maxLength: 64, description: 'id of the hook to get' } }),
       responses: { 204: 'deleted', 404: 'APIError' },
-      handler: async (req) => {
-        await repoLevel.scope(req);
+      handler: (req) => {
         throw ApiError.notFound(`git hook does not exist [name: ${req.params.id}]`);
       },
     },

@@ -2,6 +2,7 @@ import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, t
 import type { KernelServices } from '../kernel-services';
 import { emitEvent } from '../events/emit';
 import type { ResolvedRepo } from '../repos/repo-service';
+import { repoOf } from '../access/operation-access';
 import { userIdentity } from '../repos/links';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { decodeBase64 } from '../repos/contents-files';
@@ -34,9 +35,9 @@ const PAGE_PARAMS: JsonSchema = {
  * deleted, and their revisions. Everything needs the wiki unit: reading it to read, writing it to
  * change. How titles map to files: wiki-names.ts.
  */
-export function wikiOperations({ repos, users, config, http, hooks }: KernelServices): ApiOperation[] {
-  const access = async (req: ApiRequest<unknown, unknown, RepoParams>, need: 'read' | 'write'): Promise<ResolvedRepo> =>
-    repos.requireUnit(await repos.resolve(req.params.owner, req.params.repo, req.principal, need, 'wiki'), 'wiki');
+export function wikiOperations({ users, config, http, hooks }: KernelServices): ApiOperation[] {
+  const reader = { access: { repo: { need: 'read', unit: 'wiki' } } } as const;
+  const writer = { auth: 'required', access: { repo: { need: 'write', unit: 'wiki' } } } as const;
 
   const htmlBase = (resolved: ResolvedRepo) => `${config.server.ROOT_URL}${resolved.owner.name}/${resolved.repo.name}/wiki/`;
 
@@ -77,11 +78,11 @@ export function wikiOperations({ repos, users, config, http, hooks }: KernelServ
 
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/wiki/pages', operationId: 'repoGetWikiPages', tag: 'repository',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/pages', operationId: 'repoGetWikiPages', tag: 'repository',
       summary: 'Get all wiki pages', scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
       responses: { 200: { description: 'WikiPageList', schema: { type: 'array', items: { $ref: 'WikiPageMetaData' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
-        const resolved = await access(req, 'read');
+        const resolved = repoOf(req);
         const wikiDir = wikiDirOf(resolved.gitDir);
         const commit = await requireWikiCommit(wikiDir);
         const pages = await pageEntries(wikiDir, commit);
@@ -92,20 +93,20 @@ export function wikiOperations({ repos, users, config, http, hooks }: KernelServ
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoGetWikiPage', tag: 'repository',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoGetWikiPage', tag: 'repository',
       summary: 'Get a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
       responses: { 200: 'WikiPage', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
-        const resolved = await access(req, 'read');
+        const resolved = repoOf(req);
         return ok(await wikiPage(resolved, titleFromParam(req.params.pageName)));
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/wiki/revisions/{pageName}', operationId: 'repoGetWikiPageRevisions', tag: 'repository',
+      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/revisions/{pageName}', operationId: 'repoGetWikiPageRevisions', tag: 'repository',
       summary: 'Get revisions of a wiki page', scopes: ['repository'], params: PAGE_PARAMS, paged: true,
       responses: { 200: 'WikiCommitList', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
-        const resolved = await access(req, 'read');
+        const resolved = repoOf(req);
         const title = titleFromParam(req.params.pageName);
         const wikiDir = wikiDirOf(resolved.gitDir);
         const commit = await requireWikiCommit(wikiDir);
@@ -119,12 +120,12 @@ export function wikiOperations({ repos, users, config, http, hooks }: KernelServ
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/wiki/new', operationId: 'repoCreateWikiPage', tag: 'repository',
-      summary: 'Create a wiki page', scopes: ['repository'], auth: 'required', params: OWNER_REPO_PARAMS,
+      ...writer, method: 'post', path: '/repos/{owner}/{repo}/wiki/new', operationId: 'repoCreateWikiPage', tag: 'repository',
+      summary: 'Create a wiki page', scopes: ['repository'], params: OWNER_REPO_PARAMS,
       body: 'CreateWikiPageOptions', bodyRequired: true,
       responses: { 201: 'WikiPage', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<WikiOptions, unknown, RepoParams>) => {
-        const resolved = await access(req, 'write');
+        const resolved = repoOf(req);
         const title = validTitle(req.body.title);
         const content = decodeBase64(req.body.content_base64 ?? '', fileOf(title));
         const file = fileOf(title);
@@ -142,12 +143,12 @@ export function wikiOperations({ repos, users, config, http, hooks }: KernelServ
       },
     },
     {
-      method: 'patch', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoEditWikiPage', tag: 'repository',
-      summary: 'Edit a wiki page', scopes: ['repository'], auth: 'required', params: PAGE_PARAMS,
+      ...writer, method: 'patch', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoEditWikiPage', tag: 'repository',
+      summary: 'Edit a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
       body: 'CreateWikiPageOptions', bodyRequired: true,
       responses: { 200: 'WikiPage', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<WikiOptions, unknown, PageParams>) => {
-        const resolved = await access(req, 'write');
+        const resolved = repoOf(req);
         const oldTitle = titleFromParam(req.params.pageName);
         // An empty or absent title keeps the name; a new one renames the page (in the same commit).
         const newTitle = req.body.title?.trim() ? validTitle(req.body.title) : oldTitle;
@@ -174,11 +175,11 @@ export function wikiOperations({ repos, users, config, http, hooks }: KernelServ
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoDeleteWikiPage', tag: 'repository',
-      summary: 'Delete a wiki page', scopes: ['repository'], auth: 'required', params: PAGE_PARAMS,
+      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoDeleteWikiPage', tag: 'repository',
+      summary: 'Delete a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
       responses: { 204: 'no content', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
-        const resolved = await access(req, 'write');
+        const resolved = repoOf(req);
         const title = titleFromParam(req.params.pageName);
         const file = fileOf(title);
         const wikiDir = wikiDirOf(resolved.gitDir);
