@@ -145,9 +145,7 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
     const addRepo = insertRow('repositories', repoTpl);
     const addTeam = insertRow('teams', teamTpl);
     const addCollab = insertRow('collaborations', collabTpl);
-    const teamRepo = db.prepare('INSERT OR IGNORE INTO team_repos (org_id, team_id, repo_id) VALUES (?, ?, ?)');
-    const teamUser = db.prepare('INSERT OR IGNORE INTO team_users (org_id, team_id, uid) VALUES (?, ?, ?)');
-    const orgUser = db.prepare('INSERT OR IGNORE INTO org_users (org_id, uid, is_public) VALUES (?, ?, 0)');
+    const { teamRepo, teamUser, orgUser } = lib.membershipInserts(db);
     const counts = {};
     db.transaction(() => {
       const ownerIds = [];

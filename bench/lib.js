@@ -314,8 +314,18 @@ function rowCopier(db, table, tpl) {
   return (overrides) => Number(stmt.run({ ...tpl, ...overrides }).lastInsertRowid);
 }
 
+/** Prepared inserts for team and organization membership rows (duplicates ignored). */
+function membershipInserts(db) {
+  return {
+    teamRepo: db.prepare('INSERT OR IGNORE INTO team_repos (org_id, team_id, repo_id) VALUES (?, ?, ?)'),
+    teamUser: db.prepare('INSERT OR IGNORE INTO team_users (org_id, team_id, uid) VALUES (?, ?, ?)'),
+    orgUser: db.prepare('INSERT OR IGNORE INTO org_users (org_id, uid, is_public) VALUES (?, ?, 0)'),
+  };
+}
+
 module.exports = {
   rowCopier,
+  membershipInserts,
   latencySummary,
   percentileOf,
   sequentialGets,

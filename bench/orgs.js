@@ -79,9 +79,7 @@ function bulkInsert(dbFile, ids) {
     const addRepo = insertRow('repositories', repoTpl);
     const addTeam = insertRow('teams', teamTpl);
     const addUser = insertRow('users', member);
-    const teamRepo = db.prepare('INSERT INTO team_repos (org_id, team_id, repo_id) VALUES (?, ?, ?)');
-    const teamUser = db.prepare('INSERT OR IGNORE INTO team_users (org_id, team_id, uid) VALUES (?, ?, ?)');
-    const orgUser = db.prepare('INSERT OR IGNORE INTO org_users (org_id, uid, is_public) VALUES (?, ?, 0)');
+    const { teamRepo, teamUser, orgUser } = lib.membershipInserts(db);
     const counts = {};
     db.transaction(() => {
       const repoIds = [ids.big.repoId];

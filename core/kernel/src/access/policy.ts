@@ -27,7 +27,7 @@ export interface ResolvedRepo {
   gitDir: string;
 }
 
-/** One of the caller's teams in a repository's organization, as teamAccess reads it. */
+/** One of the caller's teams in a repository's organization, as factsFor reads it. */
 interface TeamAccess {
   authorize: number;
   includes_all_repositories: unknown;
@@ -76,6 +76,49 @@ export function actsAsAdmin(principal: Principal | null): boolean {
   return Boolean(principal && principal.user.isAdmin && !principal.publicOnly);
 }
 
+/** What AccessPolicy.factsFor reads about the caller and one repository. */
+interface AccessFacts {
+  collaboration: number;
+  /** The caller is a member of the owning organization. */
+  orgMember: boolean;
+  /** The caller's teams in the owning organization (empty when the owner is a user). */
+  teams: TeamAccess[];
+}
+
+function permissionOf(mode: number): RepoPermission {
+  return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
+}
+
+/** Owner visibility where no membership needs to be read; undefined when only membership of the organization decides. */
+function ownerVisibleWithout(owner: Pick<UserRow, 'id' | 'type' | 'visibility'>, principal: Principal | null): boolean | undefined {
+  if (!principal || principal.publicOnly) return owner.visibility === VISIBILITY.public;
+  const user = principal.user;
+  if (user.isAdmin || user.id === owner.id) return true;
+  if (owner.visibility === VISIBILITY.private || user.isRestricted) return owner.type === 1 ? undefined : false;
+  return true;
+}
+
+/** The repository rule where nothing needs to be read: anonymous and public-only callers, site admins, the owner. */
+function accessWithout(repo: RepositoryRow, owner: UserRow, principal: Principal | null): RepoAccess | null {
+  if (!principal || principal.publicOnly) return { ...NONE, mode: !repo.is_private && owner.visibility === VISIBILITY.public ? 1 : 0 };
+  if (principal.user.isAdmin || principal.user.id === repo.owner_id) return { ...NONE, mode: 3 };
+  return null;
+}
+
+/** The repository rule for a signed-in caller, given what was read about them. */
+function decideAccess(repo: RepositoryRow, owner: UserRow, principal: Principal, facts: AccessFacts): RepoAccess {
+  const user = principal.user;
+  const { collaboration } = facts;
+  const visible = ownerVisibleWithout(owner, principal) ?? (owner.type === 1 && facts.orgMember);
+  // An outside collaborator reaches the repository even when its owner is hidden from them.
+  if (collaboration === 0 && !visible) return NONE;
+  let mode = collaboration;
+  const teams = owner.type === 1 ? facts.teams : null;
+  for (const t of teams ?? []) if (coversRepo(t)) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
+  if (!repo.is_private && !user.isRestricted) mode = Math.max(mode, 1);
+  return { mode, teams, collaboration, restricted: user.isRestricted };
+}
+
 /**
  * THE access rule of the forge (README, "Permissions"). Every route (through its declaration),
  * the git transport, raw files, attachments, archives and package registries ask it; listings use
@@ -110,11 +153,8 @@ export class AccessPolicy {
 
   /** Gitea's HasOrgOrUserVisible: may the caller see this owner's repositories (and the owner itself)? */
   async ownerVisible(owner: Pick<UserRow, 'id' | 'type' | 'visibility'>, principal: Principal | null): Promise<boolean> {
-    if (!principal || principal.publicOnly) return owner.visibility === VISIBILITY.public;
-    const user = principal.user;
-    if (user.isAdmin || user.id === owner.id) return true;
-    if (owner.visibility === VISIBILITY.private || user.isRestricted) return owner.type === 1 && this.isOrgMember(owner.id, user.id);
-    return true;
+    const decided = ownerVisibleWithout(owner, principal);
+    return decided ?? (owner.type === 1 && this.isOrgMember(owner.id, principal!.user.id));
   }
 
   /**
@@ -139,8 +179,7 @@ export class AccessPolicy {
 
   /** The repository-wide level (Gitea's Permission); `unitPermission` narrows it per unit. */
   async permission(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoPermission> {
-    const { mode } = await this.access(repo, principal, owner);
-    return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
+    return permissionOf((await this.access(repo, principal, owner)).mode);
   }
 
   /** The caller's level on one unit: 'none' when the unit is off or the repository unreadable. */
@@ -160,32 +199,62 @@ export class AccessPolicy {
   private async access(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoAccess> {
     const ownerRow = owner ?? (await this.users.byId(repo.owner_id));
     if (!ownerRow) return NONE;
-    if (!principal || principal.publicOnly) {
-      return { ...NONE, mode: !repo.is_private && ownerRow.visibility === VISIBILITY.public ? 1 : 0 };
-    }
-    const user = principal.user;
-    if (user.isAdmin || user.id === repo.owner_id) return { ...NONE, mode: 3 };
-    const collab = await this.db('collaborations').where({ repo_id: repo.id, user_id: user.id }).first('mode');
-    const collaboration = collab ? Number(collab.mode) : 0;
-    if (collaboration === 0 && !(await this.ownerVisible(ownerRow, principal))) return NONE;
-    let mode = collaboration;
-    let teams: TeamAccess[] | null = null;
-    if (ownerRow.type === 1) {
-      teams = await this.teamAccess(repo, user.id);
-      for (const t of teams) if (coversRepo(t)) mode = Math.max(mode, Math.min(Number(t.authorize), 3));
-    }
-    if (!repo.is_private && !user.isRestricted) mode = Math.max(mode, 1);
-    return { mode, teams, collaboration, restricted: user.isRestricted };
+    const quick = accessWithout(repo, ownerRow, principal);
+    if (quick) return quick;
+    const facts = await this.factsFor([repo], new Map([[ownerRow.id, ownerRow]]), principal!.user.id);
+    return decideAccess(repo, ownerRow, principal!, facts.get(repo.id)!);
   }
 
-  /** The caller's teams in the repository's organization, each with whether it lists the repository. */
-  private async teamAccess(repo: RepositoryRow, uid: number): Promise<TeamAccess[]> {
-    return this.db('team_users as tu')
-      .join('teams as t', 't.id', 'tu.team_id')
-      .leftJoin('team_repos as tr', (j) => j.on('tr.team_id', '=', 't.id').andOnVal('tr.repo_id', '=', repo.id))
-      .where('tu.uid', uid)
-      .where('tu.org_id', repo.owner_id)
-      .select('t.authorize', 't.includes_all_repositories', 't.units_map', 'tr.id as team_repo_id');
+  /**
+   * The repository-wide permissions of many repositories at once (a list page): the same rule, with
+   * the caller's collaborations, memberships and teams read in three queries for the whole page.
+   */
+  async permissions(repos: readonly RepositoryRow[], owners: ReadonlyMap<number, UserRow>, principal: Principal | null): Promise<Map<number, RepoPermission>> {
+    const out = new Map<number, RepoPermission>();
+    const pending: RepositoryRow[] = [];
+    for (const repo of repos) {
+      const owner = owners.get(repo.owner_id);
+      const quick = owner ? accessWithout(repo, owner, principal) : NONE;
+      if (quick) out.set(repo.id, permissionOf(quick.mode));
+      else pending.push(repo);
+    }
+    if (pending.length) {
+      const facts = await this.factsFor(pending, owners, principal!.user.id);
+      for (const repo of pending) out.set(repo.id, permissionOf(decideAccess(repo, owners.get(repo.owner_id)!, principal!, facts.get(repo.id)!).mode));
+    }
+    return out;
+  }
+
+  /** What the rule needs to know about the caller and each repository, in three queries whatever the count. */
+  private async factsFor(repos: readonly RepositoryRow[], owners: ReadonlyMap<number, UserRow>, uid: number): Promise<Map<number, AccessFacts>> {
+    const repoIds = repos.map((r) => r.id);
+    const orgIds = [...new Set(repos.map((r) => r.owner_id).filter((id) => owners.get(id)?.type === 1))];
+    const [collaborations, memberships, teams] = await Promise.all([
+      this.db('collaborations').whereIn('repo_id', repoIds).where('user_id', uid).select('repo_id', 'mode'),
+      orgIds.length ? this.db('org_users').whereIn('org_id', orgIds).where('uid', uid).select('org_id') : [],
+      orgIds.length
+        ? this.db('team_users as tu').join('teams as t', 't.id', 'tu.team_id')
+          .where('tu.uid', uid).whereIn('tu.org_id', orgIds)
+          .select('t.id', 'tu.org_id', 't.authorize', 't.includes_all_repositories', 't.units_map')
+        : [],
+    ]);
+    const teamIds = teams.map((t: { id: number }) => t.id);
+    const listed = teamIds.length ? await this.db('team_repos').whereIn('team_id', teamIds).whereIn('repo_id', repoIds).select('team_id', 'repo_id') : [];
+    const listedKeys = new Set(listed.map((l: { team_id: number; repo_id: number }) => `${l.team_id}:${l.repo_id}`));
+    const collab = new Map(collaborations.map((c: { repo_id: number; mode: number }) => [Number(c.repo_id), Number(c.mode)]));
+    const memberOf = new Set(memberships.map((m: { org_id: number }) => Number(m.org_id)));
+    const facts = new Map<number, AccessFacts>();
+    for (const repo of repos) {
+      facts.set(repo.id, {
+        collaboration: collab.get(repo.id) ?? 0,
+        orgMember: memberOf.has(repo.owner_id),
+        teams: teams.filter((t: { org_id: number }) => Number(t.org_id) === repo.owner_id)
+          .map((t: { id: number; authorize: number; includes_all_repositories: unknown; units_map: string }) => ({
+            authorize: t.authorize, includes_all_repositories: t.includes_all_repositories, units_map: t.units_map, team_repo_id: listedKeys.has(`${t.id}:${repo.id}`) ? t.id : null,
+          })),
+      });
+    }
+    return facts;
   }
 
   /**

@@ -206,12 +206,8 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
       q.clone().count({ n: '*' }),
     ]);
     const map = await loadRepos(rows.map((r: { repo_id: number }) => num(r.repo_id)));
-    const items = [];
-    for (const r of rows) {
-      const x = map.get(num(r.repo_id));
-      if (x) items.push(await repos.toApi(x.repo, x.owner, req.principal));
-    }
-    return http.paged(req as ApiRequest, items, num((counted as any[])[0]?.n));
+    const page = rows.map((r: { repo_id: number }) => map.get(num(r.repo_id))?.repo).filter((x: RepositoryRow | undefined): x is RepositoryRow => Boolean(x));
+    return http.paged(req as ApiRequest, await repos.toApiPage(page, req.principal), num((counted as any[])[0]?.n));
   };
 
   const userPage = async (req: ApiRequest<any, any, any>, table: 'watch' | 'star', userColumn: string, repoId: number) => {

@@ -224,10 +224,7 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
         const readable = readableRepoIds(db, req.principal);
         if (readable) q = q.whereIn('id', readable);
         const [rows, total] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().resultSize()]);
-        const counts = await repos.openIssueCounts(rows.map((r) => r.id));
-        const items = [];
-        for (const r of rows) items.push(await repos.toApi(r, org, req.principal, true, counts));
-        return http.paged(req as ApiRequest<any, any, any>, items, total);
+        return http.paged(req as ApiRequest<any, any, any>, await repos.toApiPage(rows, req.principal), total);
       },
     },
 
@@ -508,12 +505,10 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
       method: 'get', path: '/teams/{id}/repos', operationId: 'orgListTeamRepos', tag: 'organization', summary: "List a team's repositories",
       scopes: ['organization'], access: { team: 'member' }, auth: 'required', params: TEAM_ID, paged: true, responses: { 200: list('Repository') },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
-        const { team, org } = teamOf(req);
+        const { team } = teamOf(req);
         const q = teamRepoQuery(team);
         const [rows, total] = await Promise.all([q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), q.clone().resultSize()]);
-        const items = [];
-        for (const r of rows) items.push(await repos.toApi(r, org, req.principal));
-        return http.paged(req as ApiRequest<any, any, any>, items, total);
+        return http.paged(req as ApiRequest<any, any, any>, await repos.toApiPage(rows, req.principal), total);
       },
     },
     {

@@ -47,9 +47,7 @@ export function forkOperations({ repos, users, http }: Omit<RepoRouteDeps, 'temp
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const forks = readableRepoQuery(repos, req.principal).where('fork_id', repoOf(req).repo.id);
         const [page, total] = await Promise.all([forks.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), forks.clone().resultSize()]);
-        const items = [];
-        for (const fork of page) items.push(await repos.toApi(fork, (await users.byId(fork.owner_id))!, req.principal));
-        return http.paged(req, items, total);
+        return http.paged(req, await repos.toApiPage(page, req.principal), total);
       },
     },
   ];

@@ -107,14 +107,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
 
   const listPage = async (req: ApiRequest, query: ReturnType<RepoService['query']>) => {
     const [rows, total] = await Promise.all([query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), query.clone().resultSize()]);
-    const owners = new Map<number, UserRow>();
-    const items = [];
-    const counts = await repos.openIssueCounts(rows.map((r) => r.id));
-    for (const row of rows) {
-      if (!owners.has(row.owner_id)) owners.set(row.owner_id, (await users.byId(row.owner_id))!);
-      items.push(await repoJson(row, owners.get(row.owner_id)!, req.principal, counts));
-    }
-    return { items, total };
+    return { items: await repos.toApiPage(rows, req.principal), total };
   };
 
   return [
@@ -145,8 +138,9 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', tag: 'repository', summary: 'Get a repository',
       scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
-        const { repo, owner } = repoOf(req);
-        return ok(await repoJson(repo, owner, req.principal));
+        const { repo, owner, permission } = repoOf(req);
+        // The permission the access check resolved is the caller's: not computed twice.
+        return ok(await repos.toApi(repo, owner, req.principal, true, undefined, permission));
       },
     },
     {

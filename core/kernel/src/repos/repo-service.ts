@@ -8,7 +8,7 @@ import { KeyedQueue, withConflictRetry } from '../db/retry';
 import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import { removeRepoAccess } from '../orgs/org-store';
-import { AccessPolicy, type ResolvedRepo } from '../access/policy';
+import { AccessPolicy, type RepoPermission, type ResolvedRepo } from '../access/policy';
 import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
 import { normalizeColor, removeRepoIssues } from '../issues/issue-store';
 import { removeRepoPulls } from '../pulls/pull-store';
@@ -382,11 +382,21 @@ export class RepoService {
     return out;
   }
 
+  /** Gitea's `Repository` objects for a page of rows: owners, open counts and the viewer's permissions read once for the page. */
+  async toApiPage(rows: readonly RepositoryRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> {
+    const owners = new Map<number, UserRow>();
+    for (const row of rows) if (!owners.has(row.owner_id)) owners.set(row.owner_id, (await this.users.byId(row.owner_id))!);
+    const [counts, permissions] = await Promise.all([this.openIssueCounts(rows.map((r) => r.id)), this.access.permissions(rows, owners, viewer)]);
+    const items = [];
+    for (const row of rows) items.push(await this.toApi(row, owners.get(row.owner_id)!, viewer, true, counts, permissions.get(row.id)));
+    return items;
+  }
+
   /**
    * Gitea's `Repository` object. `counts` are the page's open issue/pull counts from
    * openIssueCounts (list routes fetch them once per page); without them they are counted here.
    */
-  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, { issues: number; pulls: number }>): Promise<Record<string, unknown>> {
+  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, { issues: number; pulls: number }>, permission?: RepoPermission): Promise<Record<string, unknown>> {
     const open = (counts ?? (await this.openIssueCounts([repo.id]))).get(repo.id) ?? { issues: 0, pulls: 0 };
     const base = this.config.server.ROOT_URL;
     const units = repo.unitMap();
@@ -430,7 +440,7 @@ export class RepoService {
       created_at: unixToIso(repo.created_unix),
       updated_at: unixToIso(repo.updated_unix),
       archived_at: unixToIso(repo.archived_unix),
-      permissions: await this.access.permission(repo, viewer, owner),
+      permissions: permission ?? (await this.access.permission(repo, viewer, owner)),
       has_code: units.code,
       has_issues: units.issues,
       internal_tracker: units.issues ? { enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } : null,
