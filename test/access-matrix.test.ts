@@ -9,14 +9,15 @@ import { ADMIN, startServer, type TestServer } from './helpers/server';
  * with the access module itself:
  * - a target the caller may not see answers 404, one it sees without the level asked 403, a
  *   missing credential 401, whatever the method, before any input is looked at;
- * - a caller who may read gets past the access check (reads only, so fixtures stay intact);
+ * - a caller who may read gets past the access check (reads only, so fixtures stay intact; a
+ *   write collaborator's writes are not sent, its admin operations must be 403);
  * - repository lists (search, a user's and an organization's repositories, issue search) and the
  *   git transport show exactly the repositories the oracle says are readable.
  * It fails when a route is added without an access declaration or declares one that does not fit
  * its path.
  */
 
-type Caller = 'anonymous' | 'stranger' | 'restricted' | 'member' | 'partial' | 'collab' | 'owner' | 'admin' | 'publicOnly';
+type Caller = 'anonymous' | 'stranger' | 'restricted' | 'member' | 'partial' | 'collab' | 'collabWrite' | 'owner' | 'admin' | 'publicOnly';
 type OwnerKind = 'pub-org' | 'lim-org' | 'priv-org' | 'pub-user' | 'priv-user';
 type Need = 'read' | 'write' | 'admin';
 type Access =
@@ -56,6 +57,7 @@ function repoLevel(caller: Caller, kind: OwnerKind, isPrivate: boolean): number 
   if (caller === 'admin' || owns(caller, kind)) return 3;
   if (caller === 'anonymous' || caller === 'publicOnly') return !isPrivate && VISIBILITY[kind] === 'public' ? 1 : 0;
   if (caller === 'collab' && isPrivate) return 1; // a read collaborator on every private fixture, even of a private owner
+  if (caller === 'collabWrite' && isPrivate) return 2; // a write collaborator on every private fixture
   if (caller === 'partial' && isOrg(kind)) return 1; // its team covers all repositories, with the issues unit only
   if (caller === 'restricted') return 0;
   return ownerVisible(caller, kind) && !isPrivate ? 1 : 0;
@@ -89,7 +91,7 @@ const publicOnlyTokens = new Map<string, string>();
 const teamIds: Record<string, number> = {};
 const ALL_SCOPES = ['delete:admin', 'delete:repository', 'delete:issue', 'delete:organization', 'delete:user', 'delete:package', 'delete:notification', 'delete:misc', 'delete:activitypub'];
 const CALLER_USERS: Partial<Record<Caller, string>> = {
-  stranger: 'mx-stranger', restricted: 'mx-restricted', member: 'mx-member', partial: 'mx-partial', collab: 'mx-collab', admin: ADMIN.name,
+  stranger: 'mx-stranger', restricted: 'mx-restricted', member: 'mx-member', partial: 'mx-partial', collab: 'mx-collab', collabWrite: 'mx-writer', admin: ADMIN.name,
 };
 
 /** The user a caller kind is, for targets of an owner kind. */
@@ -115,7 +117,7 @@ beforeAll(async () => {
     if (!(ok.length ? ok : [200, 201, 204]).includes(r.status)) throw new Error(`${what}: ${r.status} ${r.text}`);
     return r as { status: number; text: string; body?: any };
   };
-  for (const name of [ORG_OWNER, 'mx-stranger', 'mx-restricted', 'mx-member', 'mx-partial', 'mx-collab', ownerName('pub-user')]) {
+  for (const name of [ORG_OWNER, 'mx-stranger', 'mx-restricted', 'mx-member', 'mx-partial', 'mx-collab', 'mx-writer', ownerName('pub-user')]) {
     passwords.set(name, (await server.user(name)).password);
   }
   passwords.set(ownerName('priv-user'), (await server.user(ownerName('priv-user'), { visibility: 'private' })).password);
@@ -141,6 +143,7 @@ beforeAll(async () => {
     }
     const creator = isOrg(kind) ? ORG_OWNER : owner;
     await must('collaborator', server.api('PUT', `/repos/${owner}/closed/collaborators/mx-collab`, { ...as(creator), body: { permission: 'read' } }));
+    await must('writer', server.api('PUT', `/repos/${owner}/closed/collaborators/mx-writer`, { ...as(creator), body: { permission: 'write' } }));
     for (const name of ['open', 'closed']) {
       await must('issue', server.api('POST', `/repos/${owner}/${name}/issues`, { ...as(creator), body: { title: `issue of ${owner}/${name}` } }));
     }
@@ -225,6 +228,8 @@ const REPO_CASES: Case[] = [
   { caller: 'collab', kind: 'priv-org', isPrivate: true },
   { caller: 'collab', kind: 'priv-user', isPrivate: true },
   { caller: 'collab', kind: 'priv-user', isPrivate: false },
+  { caller: 'collabWrite', kind: 'priv-org', isPrivate: true },
+  { caller: 'collabWrite', kind: 'pub-user', isPrivate: true },
   { caller: 'stranger', kind: 'pub-org', isPrivate: false },
   { caller: 'owner', kind: 'priv-user', isPrivate: true },
   { caller: 'admin', kind: 'priv-org', isPrivate: true },
@@ -336,7 +341,7 @@ test('organization, user, team, package, caller and site-admin operations', asyn
 
 // --- lists and the git transport ------------------------------------------------------------------
 
-const LIST_CALLERS: Caller[] = ['anonymous', 'stranger', 'restricted', 'member', 'partial', 'collab', 'admin', 'publicOnly'];
+const LIST_CALLERS: Caller[] = ['anonymous', 'stranger', 'restricted', 'member', 'partial', 'collab', 'collabWrite', 'admin', 'publicOnly'];
 const FIXTURES = OWNER_KINDS.flatMap((kind) => [false, true].map((isPrivate) => ({ kind, isPrivate, fullName: `${ownerName(kind)}/${isPrivate ? 'closed' : 'open'}` })));
 
 /** For list checks, 'publicOnly' is the public-only token of the public user (not an owner of the other fixtures). */
