@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ADMIN, startServer, type TestServer } from '../../../test/helpers/server';
-import { cloneUrl, gitSandbox } from '../../../test/helpers/git';
+import { ADMIN, cloneUrl, gitSandbox, startServer, type TestServer } from '@hearth/testing';
 import { cargoAvailable, cargoSandbox, makeCrate, mustSucceed, publishBody, publishMeta, run } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');

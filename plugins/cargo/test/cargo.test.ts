@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ADMIN, startServer, type TestServer } from '../../../test/helpers/server';
+import { ADMIN, startServer, type TestServer } from '@hearth/testing';
 import { cargoAvailable, cargoSandbox, makeCrate, mustSucceed, publishBody, publishMeta, run, sha256, tarEntry } from './helpers';
 
 describe('cargo registry (sparse index)', () => {

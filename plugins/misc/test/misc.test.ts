@@ -1,4 +1,4 @@
-import { startServer, type TestServer } from '../../../test/helpers/server';
+import { startServer, type TestServer } from '@hearth/testing';
 
 let server: TestServer;
 
