@@ -16,7 +16,7 @@ interface RegisteredTap {
 /**
  * Build the kernel's frozen hook object. Notification hooks (things that already happened) get
  * an interceptor that contains each tap: a tap that throws is logged under its name and the
- * request, and the other taps, go on. Decision hooks (authenticate, mutate, deleting, routes)
+ * request, and the other taps, go on. Decision hooks (authenticate, mutate, creating, deleting, routes)
  * propagate errors, because a throw there is how a tap says no.
  */
 export function createHooks(log: Logger): KernelHooks {
@@ -44,8 +44,12 @@ export function createHooks(log: Logger): KernelHooks {
       deleted: notify(new AsyncSeriesHook<[any]>(['event']), 'user.deleted'),
     }),
     repository: Object.freeze({
+      creating: new AsyncSeriesWaterfallHook<[any]>(['plan']),
       created: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.created'),
+      deleting: new AsyncSeriesHook<[any]>(['event']),
       deleted: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.deleted'),
+      renamed: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.renamed'),
+      transferred: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.transferred'),
     }),
     push: Object.freeze({
       received: notify(new AsyncParallelHook<[any]>(['event']), 'push.received'),

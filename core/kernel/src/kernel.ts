@@ -51,7 +51,11 @@ import { orgOperations } from './orgs/org-routes';
 import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
 import { releaseOperations } from './releases/release-routes';
-import { attachmentsRouter } from './releases/attachment-store';
+import { attachmentsRouter, tapRepositoryLifecycle as tapReleasesRepositoryLifecycle } from './releases/attachment-store';
+import { tapRepositoryIssues } from './issues/issue-store';
+import { tapRepositoryLabels } from './issues/label-templates';
+import { tapRepositoryLifecycle as tapPullsRepositoryLifecycle } from './pulls/pull-store';
+import { tapRepositoryLifecycle as tapWikiRepositoryLifecycle } from './wiki/wiki-store';
 import { issueOperations } from './issues/issue-routes';
 import { wikiOperations } from './wiki/wiki-routes';
 import { issueInteractionOperations } from './issues/interaction-routes';
@@ -72,6 +76,7 @@ import { API_VERSION_STRING } from './version';
 import { assertAccessDeclared, resolveAccess } from './access/operation-access';
 import { readableRepoIds } from './access/readable-repos';
 import { startLeftoverSweeps } from './maintenance/leftovers';
+import { tapDomainEvents } from './events/domain-events';
 
 export interface HearthOptions {
   /** An already loaded configuration, or how to load one. */
@@ -180,19 +185,25 @@ export class Hearth {
       r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
     const services: KernelServices = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http, log: this.log };
+    tapDomainEvents(services);
     this.hooks.http.routes.tap('hearth:organizations', (r) => orgOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
+    tapReleasesRepositoryLifecycle(this.hooks, this.db, this.config);
     this.hooks.http.routes.tap('hearth:releases', (r) => {
       releaseOperations(services).forEach((op) => r.api(op));
       r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
+    tapRepositoryLabels(this.hooks, this.db, this.config);
+    tapRepositoryIssues(this.hooks);
     this.hooks.http.routes.tap('hearth:issues', (r) => {
       [...issueOperations(services), ...issueInteractionOperations(services), ...issueCatalogOperations(services)].forEach((op) => r.api(op));
     });
+    tapPullsRepositoryLifecycle(this.hooks);
     this.hooks.http.routes.tap('hearth:pulls', (r) => pullOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:push-mirrors', (r) => pushMirrorOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:webhooks', (r) => webhookOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:notifications', (r) => notificationOperations(services).forEach((op) => r.api(op)));
+    tapWikiRepositoryLifecycle(this.hooks, (owner, repo) => this.repos.gitDir(owner, repo));
     this.hooks.http.routes.tap('hearth:wiki', (r) => wikiOperations(services).forEach((op) => r.api(op)));
     startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
     for (const loaded of this.plugins) {

@@ -129,6 +129,65 @@ export interface RepositoryEvent {
   actor: UserInfo | null;
 }
 
+/** A label a new repository starts with (`repository.creating` plan). @public */
+export interface RepositoryLabelSpec {
+  name: string;
+  /** `#rrggbb`. */
+  color: string;
+  description: string;
+  exclusive: boolean;
+}
+
+/**
+ * What `repository.creating` taps see and return, before anything is written: plain data. The
+ * issues feature resolves `labelTemplate` (the API's `issue_labels`) into `labels`, or throws
+ * 422 for an unknown template; the plan then reaches `repository.created` taps as `plan`.
+ * @public
+ */
+export interface RepositoryCreationPlan {
+  ownerId: number;
+  ownerName: string;
+  name: string;
+  /** The source repository's git directory when the repository is a copy of another (a fork). */
+  cloneFrom?: string;
+  /** The source repository's id for a fork, else 0. */
+  forkId: number;
+  /** A label template to start from (`issue_labels`); unset after a tap resolved it. */
+  labelTemplate?: string;
+  /** The labels to create with the repository. */
+  labels: RepositoryLabelSpec[];
+}
+
+/** @public */
+export interface RepositoryCreatedEvent extends RepositoryEvent {
+  /** The plan the `repository.creating` taps returned. */
+  plan: RepositoryCreationPlan;
+}
+
+/**
+ * Fired inside the deletion transaction of a repository (once per repository, also for each
+ * repository of a purged user), before its row goes. A tap deletes its own rows through `trx`,
+ * or throws an ApiError to refuse (the repository survives). Files and blobs must wait for the
+ * commit: hand their removal to `afterCommit`.
+ * @public
+ */
+export interface RepositoryDeletingEvent extends RepositoryEvent {
+  trx: Knex.Transaction;
+  /** Run `task` once the deletion committed (never when it rolled back). */
+  afterCommit(task: () => void | Promise<void>): void;
+}
+
+/** Fired only when the lower-cased name changes (the repository's directories move). @public */
+export interface RepositoryRenamedEvent extends RepositoryEvent {
+  oldName: string;
+}
+
+/** The repository moved to another owner (`ownerId`/`ownerName` are the new owner). @public */
+export interface RepositoryTransferredEvent extends RepositoryEvent {
+  oldOwnerId: number;
+  oldOwnerName: string;
+}
+
 /** One ref update of a push. Zero ids (40 × '0') mark creation and deletion, as git does. @public */
 export interface RefUpdate {
   ref: string;
@@ -207,8 +266,14 @@ export interface KernelHooks {
     readonly deleted: AsyncSeriesHook<[UserEvent]>;
   };
   readonly repository: {
-    readonly created: AsyncSeriesHook<[RepositoryEvent]>;
+    /** A waterfall over the creation plan, before anything is written; throw an ApiError to refuse. */
+    readonly creating: AsyncSeriesWaterfallHook<[RepositoryCreationPlan]>;
+    readonly created: AsyncSeriesHook<[RepositoryCreatedEvent]>;
+    /** Inside the deletion transaction: delete your rows through `trx`, or throw to refuse. */
+    readonly deleting: AsyncSeriesHook<[RepositoryDeletingEvent]>;
     readonly deleted: AsyncSeriesHook<[RepositoryEvent]>;
+    readonly renamed: AsyncSeriesHook<[RepositoryRenamedEvent]>;
+    readonly transferred: AsyncSeriesHook<[RepositoryTransferredEvent]>;
   };
   readonly push: {
     /** Taps run concurrently (they are independent reactions to one push); the push answers when all are done. */

@@ -205,9 +205,16 @@ export function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Prom
 
 // --- clean-up -----------------------------------------------------------------------------------
 
+/** The issues feature's part of repository deletion: its rows go inside the deletion transaction. */
+export function tapRepositoryIssues(hooks: KernelHooks): void {
+  hooks.repository.deleting.tapPromise('hearth:issues', async ({ repositoryId, trx }) => {
+    await removeRepoIssues(trx, [repositoryId]);
+  });
+}
+
 /**
- * Remove every issue, comment, label, milestone and counter of the given repositories. Call it
- * inside the repository-deletion transaction (RepoService, where releases are removed).
+ * Remove every issue, comment, label, milestone and counter of the given repositories, inside
+ * the repository-deletion transaction (the `repository.deleting` tap above).
  */
 export async function removeRepoIssues(trx: Knex | Knex.Transaction, repoIds: number[]): Promise<void> {
   if (repoIds.length === 0) return;

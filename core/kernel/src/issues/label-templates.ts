@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { ApiError } from '@hearth/plugin-api';
+import type { Knex } from 'knex';
+import { ApiError, type KernelHooks, type RepositoryCreationPlan } from '@hearth/plugin-api';
+import { nowUnix } from '../users/models';
 import { SCHEMAS_DIR } from '../paths';
 import { normalizeColor } from './issue-store';
 
@@ -130,4 +132,26 @@ export function labelTemplatesFor(config: { server: { DATA_DIR: string }; reposi
     byConfig.set(key, templates);
   }
   return templates;
+}
+
+/**
+ * The issues feature's part of repository creation (`hearth:issues`): `repository.creating`
+ * resolves the plan's label template into labels (422 for an unknown one, before anything is
+ * written), and `repository.created` (first, stage -100) stores the plan's labels.
+ */
+export function tapRepositoryLabels(hooks: KernelHooks, db: Knex, config: Parameters<typeof labelTemplatesFor>[0]): void {
+  hooks.repository.creating.tapPromise('hearth:issues', async (plan: RepositoryCreationPlan) => {
+    if (!plan.labelTemplate) return plan;
+    const labels = labelTemplatesFor(config).get(plan.labelTemplate);
+    if (!labels) throw ApiError.unprocessable(`label template does not exist [name: ${plan.labelTemplate}]`, { errors: [{ field: 'issue_labels', message: 'unknown label template' }] });
+    const resolved = labels.map((l) => ({ name: l.name, color: normalizeColor(l.color) ?? l.color, description: l.description, exclusive: l.exclusive }));
+    return { ...plan, labelTemplate: undefined, labels: [...plan.labels, ...resolved] };
+  });
+  hooks.repository.created.tapPromise({ name: 'hearth:issues', stage: -100 }, async ({ repositoryId, plan }) => {
+    if (!plan.labels.length) return;
+    const now = nowUnix();
+    await db('label').insert(plan.labels.map((l) => ({
+      repo_id: repositoryId, org_id: 0, name: l.name, color: l.color, description: l.description, exclusive: l.exclusive, created_unix: now, updated_unix: now,
+    })));
+  });
 }

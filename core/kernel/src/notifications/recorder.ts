@@ -107,6 +107,9 @@ export function tapRecorder(deps: KernelServices): void {
   const { db, hooks, repos, users } = deps;
   if (tappedHooks.has(hooks)) return;
   tappedHooks.add(hooks);
+  // Pushes, repositories and packages also reach `webhook.emit` (events/domain-events.ts); their
+  // feed rows are written by repos/activity.ts from the kernel's own hooks, so `activityOf` below
+  // ignores those events: nothing is recorded twice.
   const optionalTables = new Map<string, Promise<boolean>>();
   const hasTable = (name: string) => {
     let known = optionalTables.get(name);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { KernelHooks } from '@hearth/plugin-api';
 
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
 const num = (v: unknown): number => Number(v ?? 0);
@@ -77,6 +78,13 @@ export async function removeIssuePulls(trx: Knex | Knex.Transaction, issueIds: n
   if (issueIds.length === 0) return;
   await trx('pull_request').whereIn('issue_id', issueIds).delete();
   await trx('review').whereIn('issue_id', issueIds).delete();
+}
+
+/** The pulls feature's part of repository deletion: its rows go inside the deletion transaction. */
+export function tapRepositoryLifecycle(hooks: KernelHooks): void {
+  hooks.repository.deleting.tapPromise('hearth:pulls', async ({ repositoryId, trx }) => {
+    await removeRepoPulls(trx, [repositoryId]);
+  });
 }
 
 export async function removeRepoPulls(trx: Knex | Knex.Transaction, repoIds: number[]): Promise<void> {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
-import { ApiError, contentDisposition, isApiError, stream, type Principal } from '@hearth/plugin-api';
+import { ApiError, contentDisposition, isApiError, stream, type KernelHooks, type Principal } from '@hearth/plugin-api';
 import { createBlobStore, type BlobStore } from '../storage';
 import { KeyedQueue } from '../db/retry';
 import { grants } from '../auth/scopes';
@@ -255,6 +255,17 @@ export async function removeRepoReleases(trx: Knex | Knex.Transaction, repoIds: 
   await trx('attachment').whereIn('repo_id', ids).delete();
   await trx('release').whereIn('repo_id', ids).delete();
   return shas;
+}
+
+/**
+ * The releases feature's part of repository deletion: releases and attachment rows go inside the
+ * deletion transaction, the blobs no attachment references any more once it committed.
+ */
+export function tapRepositoryLifecycle(hooks: KernelHooks, db: Knex, config: HearthConfig): void {
+  hooks.repository.deleting.tapPromise('hearth:releases', async ({ repositoryId, trx, afterCommit }) => {
+    const shas = await removeRepoReleases(trx, [repositoryId]);
+    if (shas.length) afterCommit(() => deleteOrphanAttachmentBlobs(db, config, shas));
+  });
 }
 
 /** After `removeRepoReleases` committed: remove the blobs no attachment references any more. */

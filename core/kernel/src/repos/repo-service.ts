@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { ApiError, type KernelHooks, type Principal, type RefUpdate, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, type KernelHooks, type Principal, type RefUpdate, type RepositoryCreationPlan, type RepositoryEvent, type RepositoryTransferredEvent, type UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
@@ -9,17 +9,12 @@ import { deleteCommitStatuses } from './status-store';
 import { archiveCacheDir, removeArchiveCaches } from './archive-service';
 import { removeRepoAccess } from '../orgs/org-store';
 import { AccessPolicy, type RepoPermission, type ResolvedRepo } from '../access/policy';
-import { deleteOrphanAttachmentBlobs, removeRepoReleases } from '../releases/attachment-store';
-import { normalizeColor, removeRepoIssues } from '../issues/issue-store';
-import { removeRepoPulls } from '../pulls/pull-store';
-import { labelTemplatesFor } from '../issues/label-templates';
 import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { GitError, ZERO_ID, gitText, runGit } from './git';
 import { writeHooks } from './server-hooks';
 import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
-import { moveWiki, removeWiki, wikiDirOf } from '../wiki/wiki-store';
 
 export type { AccessNeed, RepoPermission, ResolvedRepo, UnitAccess } from '../access/policy';
 export { teamUnitMode } from '../access/policy';
@@ -54,8 +49,8 @@ export class RepoService {
   /** The forge's one access rule (access/policy.ts). */
   readonly access: AccessPolicy;
   private readonly pushQueue = new KeyedQueue();
-  /** Release attachment blobs to remove once a purge committed, by owner id. */
-  private readonly purgedAttachmentBlobs = new Map<number, string[]>();
+  /** `repository.deleting` taps' afterCommit tasks of a purge, run once it committed, by owner id. */
+  private readonly purgeTasks = new Map<number, Array<() => void | Promise<void>>>();
   /** Directories to remove once a purge committed, by owner id. */
   private readonly purgedDirs = new Map<number, string[]>();
 
@@ -92,8 +87,11 @@ export class RepoService {
     const gitDir = this.gitDir(owner.name, input.name);
     const existing = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: input.name.toLowerCase() });
     if (existing) throw ApiError.conflict('The repository with the same name already exists.');
-    const labels = input.issueLabels ? labelTemplatesFor(this.config).get(input.issueLabels) : [];
-    if (!labels) throw ApiError.unprocessable(`label template does not exist [name: ${input.issueLabels}]`, { errors: [{ field: 'issue_labels', message: 'unknown label template' }] });
+    // Features shape the plan (the issues feature resolves label templates, 422 for an unknown one) before anything is written.
+    const plan: RepositoryCreationPlan = await this.hooks.repository.creating.promise({
+      ownerId: owner.id, ownerName: owner.name, name: input.name, cloneFrom: input.cloneFrom, forkId: input.forkId ?? 0,
+      labelTemplate: input.issueLabels || undefined, labels: [],
+    });
     if (fs.existsSync(gitDir)) {
       throw ApiError.conflict('The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.');
     }
@@ -117,13 +115,8 @@ export class RepoService {
           created_unix: now,
           updated_unix: now,
         } as Partial<RepositoryRow>);
-        if (labels.length) {
-          await trx('label').insert(labels.map((l) => ({
-            repo_id: inserted.id, org_id: 0, name: l.name, color: normalizeColor(l.color), description: l.description, exclusive: l.exclusive, created_unix: now, updated_unix: now,
-          })));
-        }
         // On disk inside the transaction: if git fails, no row is left behind.
-        if (input.cloneFrom) await this.cloneBare(input.cloneFrom, gitDir);
+        if (input.cloneFrom) await cloneBareRepository(input.cloneFrom, gitDir);
         else await this.initBare(gitDir, defaultBranch);
         return inserted;
       });
@@ -139,7 +132,7 @@ export class RepoService {
       await this.recordPush(row, [{ ref: `refs/heads/${defaultBranch}`, oldId: ZERO_ID, newId: commit }], actor);
       row = (await this.byId(row.id))!;
     }
-    await this.hooks.repository.created.promise({ repositoryId: row.id, ownerId: owner.id, ownerName: owner.name, name: row.name, actor });
+    await this.hooks.repository.created.promise({ repositoryId: row.id, ownerId: owner.id, ownerName: owner.name, name: row.name, actor, plan });
     return row;
   }
 
@@ -158,26 +151,6 @@ export class RepoService {
     writeHooks(gitDir);
   }
 
-  /**
-   * A copy of another bare repository, and of its wiki when it has one (as Gitea forks do):
-   * objects are hard-linked (immutable), refs copied; our hooks replace any.
-   */
-  private async cloneBare(source: string, gitDir: string): Promise<void> {
-    fs.mkdirSync(path.dirname(gitDir), { recursive: true });
-    const copies: Array<[string, string]> = [[source, gitDir]];
-    if (fs.existsSync(wikiDirOf(source))) copies.push([wikiDirOf(source), wikiDirOf(gitDir)]);
-    try {
-      for (const [from, to] of copies) {
-        await runGit(['clone', '--bare', '--quiet', '--template=', '--end-of-options', from, to]);
-        // A fork carries no link back to its source (git clone would leave an "origin" remote).
-        await runGit(['remote', 'remove', 'origin'], { gitDir: to });
-      }
-    } catch (err) {
-      for (const [, to] of copies) fs.rmSync(to, { recursive: true, force: true });
-      throw err;
-    }
-    for (const [, to] of copies) writeHooks(to);
-  }
 
   /** The first commit, written in-process with isomorphic-git: a handful of small objects, no work tree. */
   private async commitInitialFiles(gitDir: string, branch: string, files: InitialFiles, actor: UserInfo): Promise<string> {
@@ -229,42 +202,54 @@ export class RepoService {
       assertValidRepoName(rename);
       if (rename.toLowerCase() !== repo.lower_name) {
         const taken = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: rename.toLowerCase() });
-        if (taken || fs.existsSync(this.gitDir(owner.name, rename)) || fs.existsSync(wikiDirOf(this.gitDir(owner.name, rename)))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
+        if (taken || fs.existsSync(this.gitDir(owner.name, rename))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
       }
       patch.name = rename;
       patch.lower_name = rename.toLowerCase();
     }
+    const moved = rename !== undefined && rename.toLowerCase() !== repo.lower_name;
     await this.db.transaction(async (trx) => {
       await RepositoryRow.query(trx).patch(patch).where('id', repo.id);
-      if (rename !== undefined && rename.toLowerCase() !== repo.lower_name) {
-        fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
-        moveWiki(resolved.gitDir, this.gitDir(owner.name, rename)); // the wiki (<name>.wiki.git) goes along
-      }
+      if (moved) fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
     });
-    void actor;
+    // Features move what they keep beside the repository (the wiki's <name>.wiki.git).
+    if (moved) await this.hooks.repository.renamed.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: rename, oldName: repo.name, actor });
     return (await this.byId(repo.id))!;
+  }
+
+  /** After a transfer committed and the repository's directory moved: fire `repository.transferred`. */
+  async announceTransfer(event: RepositoryTransferredEvent): Promise<void> {
+    await this.hooks.repository.transferred.promise(event);
   }
 
   async delete(resolved: ResolvedRepo, actor: UserInfo | null): Promise<void> {
     const { repo, owner } = resolved;
-    let releaseBlobs: string[] = [];
+    const event: RepositoryEvent = { repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor };
+    const tasks: Array<() => void | Promise<void>> = [];
     await this.db.transaction(async (trx) => {
-      await trx('repo_branches').where('repo_id', repo.id).delete();
-      await trx('repo_topics').where('repo_id', repo.id).delete();
-      await trx('repo_transfers').where('repo_id', repo.id).delete();
-      await deleteCommitStatuses(trx, [repo.id]);
-      await removeRepoAccess(trx, repo.id);
-      await trx('activities').where('repo_id', repo.id).delete();
-      await removeRepoPulls(trx, [repo.id]);
-      await removeRepoIssues(trx, [repo.id]);
-      releaseBlobs = await removeRepoReleases(trx, [repo.id]);
-      await trx('repositories').where('id', repo.id).delete();
+      await this.deleteRepositoryRows(trx, event, tasks);
     });
     fs.rmSync(resolved.gitDir, { recursive: true, force: true });
-    removeWiki(resolved.gitDir);
-    await deleteOrphanAttachmentBlobs(this.db, this.config, releaseBlobs);
+    for (const task of tasks) await task();
     removeArchiveCaches(this.config.server.DATA_DIR, [repo.id]);
-    await this.hooks.repository.deleted.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: repo.name, actor });
+    await this.hooks.repository.deleted.promise(event);
+  }
+
+  /**
+   * The one deletion cascade, inside the caller's transaction (repository deletion, user purge):
+   * `repository.deleting` first (features delete their rows through trx, or throw to refuse), then
+   * the repository's core rows and the row itself. Taps' afterCommit tasks are appended to `tasks`.
+   */
+  private async deleteRepositoryRows(trx: Knex.Transaction, event: RepositoryEvent, tasks: Array<() => void | Promise<void>>): Promise<void> {
+    const id = event.repositoryId;
+    await this.hooks.repository.deleting.promise({ ...event, trx, afterCommit: (task) => void tasks.push(task) });
+    await trx('repo_branches').where('repo_id', id).delete();
+    await trx('repo_topics').where('repo_id', id).delete();
+    await trx('repo_transfers').where('repo_id', id).delete();
+    await deleteCommitStatuses(trx, [id]);
+    await removeRepoAccess(trx, id);
+    await trx('activities').where('repo_id', id).delete();
+    await trx('repositories').where('id', id).delete();
   }
 
   // --- pushes -----------------------------------------------------------------------------------
@@ -341,7 +326,9 @@ export class RepoService {
       const gitDir = this.gitDir(row.owner_name, row.name);
       if (!fs.existsSync(gitDir)) continue;
       writeHooks(gitDir);
-      if (fs.existsSync(wikiDirOf(gitDir))) writeHooks(wikiDirOf(gitDir));
+      // A wiki (<name>.wiki.git) beside it is a git repository served by the same transport.
+      const wikiDir = gitDir.replace(/\.git$/, '.wiki.git');
+      if (fs.existsSync(wikiDir)) writeHooks(wikiDir);
       count++;
     }
     return count;
@@ -475,27 +462,41 @@ export class RepoService {
       const from = path.join(this.root, oldName.toLowerCase());
       if (fs.existsSync(from)) fs.renameSync(from, path.join(this.root, user.lowerName));
     });
-    this.hooks.user.deleting.tapPromise('hearth:repositories', async ({ user, purge, trx }) => {
+    this.hooks.user.deleting.tapPromise('hearth:repositories', async ({ user, actor, purge, trx }) => {
       const owned = await trx('repositories').where('owner_id', user.id).select('id', 'name');
       if (owned.length === 0) return;
       if (!purge) throw ApiError.unprocessable(`user still owns ${owned.length} repositories; delete or transfer them first, or delete with purge=true`);
-      const ids = owned.map((r: { id: number }) => r.id);
-      await trx('repo_branches').whereIn('repo_id', ids).delete();
-      await trx('repo_topics').whereIn('repo_id', ids).delete();
-      await trx('repo_transfers').whereIn('repo_id', ids).delete();
-      await deleteCommitStatuses(trx, ids);
-      await removeRepoAccess(trx, ids);
-      await trx('activities').whereIn('repo_id', ids).delete();
-      await removeRepoIssues(trx, ids);
-      this.purgedAttachmentBlobs.set(user.id, await removeRepoReleases(trx, ids));
-      await trx('repositories').whereIn('id', ids).delete();
-      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...ids.map((id: number) => archiveCacheDir(this.config.server.DATA_DIR, id))]);
+      const tasks: Array<() => void | Promise<void>> = [];
+      for (const r of owned as Array<{ id: number; name: string }>) {
+        await this.deleteRepositoryRows(trx, { repositoryId: r.id, ownerId: user.id, ownerName: user.name, name: r.name, actor }, tasks);
+      }
+      this.purgeTasks.set(user.id, tasks);
+      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...owned.map((r: { id: number }) => archiveCacheDir(this.config.server.DATA_DIR, r.id))]);
     });
     this.hooks.user.deleted.tapPromise('hearth:repositories', async ({ user }) => {
       for (const dir of this.purgedDirs.get(user.id) ?? []) fs.rmSync(dir, { recursive: true, force: true });
       this.purgedDirs.delete(user.id);
-      await deleteOrphanAttachmentBlobs(this.db, this.config, this.purgedAttachmentBlobs.get(user.id) ?? []);
-      this.purgedAttachmentBlobs.delete(user.id);
+      const tasks = this.purgeTasks.get(user.id) ?? [];
+      this.purgeTasks.delete(user.id);
+      for (const task of tasks) await task();
     });
   }
+}
+
+/**
+ * A copy of another bare repository (a fork; the wiki feature copies a fork's wiki with it):
+ * objects are hard-linked (immutable), refs copied; our hooks replace any. Nothing is left behind
+ * when git fails.
+ */
+export async function cloneBareRepository(source: string, gitDir: string): Promise<void> {
+  fs.mkdirSync(path.dirname(gitDir), { recursive: true });
+  try {
+    await runGit(['clone', '--bare', '--quiet', '--template=', '--end-of-options', source, gitDir]);
+    // A fork carries no link back to its source (git clone would leave an "origin" remote).
+    await runGit(['remote', 'remove', 'origin'], { gitDir });
+  } catch (err) {
+    fs.rmSync(gitDir, { recursive: true, force: true });
+    throw err;
+  }
+  writeHooks(gitDir);
 }

@@ -5,7 +5,7 @@ import { nowUnix } from '../users/models';
 import type { UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 import { REPO_STATUS } from './models';
-import { moveWiki, wikiDirOf } from '../wiki/wiki-store';
+import { wikiDirOf } from '../wiki/wiki-store';
 import { dropOrgLabelsFromRepo } from '../issues/org-labels';
 import type { RepoService, ResolvedRepo } from './repo-service';
 import { repoOf } from '../access/operation-access';
@@ -14,7 +14,7 @@ import { repoOf } from '../access/operation-access';
  * Moving a repository to another owner: the directory moves, the row follows. Used directly by a
  * site admin, and on acceptance of a pending transfer.
  */
-async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipient: UserRow): Promise<void> {
+async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipient: UserRow, actor: UserInfo | null): Promise<void> {
   const { repo } = resolved;
   const db = repos.query().knex();
   const target = repos.gitDir(recipient.name, repo.name);
@@ -29,17 +29,13 @@ async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipi
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.renameSync(resolved.gitDir, target);
-    try {
-      moveWiki(resolved.gitDir, target); // the wiki (<name>.wiki.git) goes along
-    } catch (err) {
-      fs.renameSync(target, resolved.gitDir);
-      throw err;
-    }
   } catch (err) {
     // The files did not move: put the record back where they are.
     await db('repositories').where('id', repo.id).update({ owner_id: repo.owner_id, owner_name: repo.owner_name });
     throw err;
   }
+  // Features move what they keep beside the repository (the wiki's <name>.wiki.git).
+  await repos.announceTransfer({ repositoryId: repo.id, ownerId: recipient.id, ownerName: recipient.name, name: repo.name, actor, oldOwnerId: repo.owner_id, oldOwnerName: resolved.owner.name });
 }
 
 /** `POST /repos/{owner}/{repo}/transfer`, `/transfer/accept`, `/transfer/reject`. */
@@ -79,7 +75,7 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
         if (req.body.team_ids?.length && recipient.type !== 1) throw ApiError.unprocessable('teams can only be added to organization-owned repositories');
         const actor: UserInfo = req.principal!.user;
         if (actor.isAdmin || recipient.id === actor.id) {
-          await moveRepository(repos, resolved, recipient);
+          await moveRepository(repos, resolved, recipient, actor);
         } else {
           // Someone else's account: the recipient must accept, as in Gitea.
           const clash = await repos.query().findOne({ owner_id: recipient.id, lower_name: resolved.repo.lower_name });
@@ -99,7 +95,7 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
       scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved, pending } = await recipientOnly(req);
-        await moveRepository(repos, resolved, (await users.byId(pending.recipient_id))!);
+        await moveRepository(repos, resolved, (await users.byId(pending.recipient_id))!, req.principal!.user);
         return { status: 202, body: await json(resolved, req.principal) };
       },
     },

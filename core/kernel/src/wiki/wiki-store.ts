@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiError } from '@hearth/plugin-api';
+import { ApiError, type KernelHooks } from '@hearth/plugin-api';
+import { cloneBareRepository } from '../repos/repo-service';
 import { ZERO_ID, runGit } from '../repos/git';
 import { casUpdateRef, git, lastCommitsIn, listTree, readBlobs, withLock, writeBlob, type TreeEntry } from '../repos/contents-git';
 import { writeHooks } from '../repos/server-hooks';
@@ -31,6 +32,28 @@ export function moveWiki(fromGitDir: string, toGitDir: string): void {
   if (from === to || !fs.existsSync(from)) return;
   fs.mkdirSync(path.dirname(to), { recursive: true });
   fs.renameSync(from, to);
+}
+
+/**
+ * The wiki's part of the repository lifecycle (one tap per hook, as `hearth:wiki`): a fork copies
+ * its source's wiki, a deleted repository's wiki goes once the deletion committed, and the wiki
+ * follows its repository on rename and transfer. `gitDirOf` is RepoService.gitDir.
+ */
+export function tapRepositoryLifecycle(hooks: KernelHooks, gitDirOf: (ownerName: string, repoName: string) => string): void {
+  hooks.repository.created.tapPromise('hearth:wiki', async ({ plan, ownerName, name }) => {
+    if (!plan.cloneFrom || !fs.existsSync(wikiDirOf(plan.cloneFrom))) return;
+    await cloneBareRepository(wikiDirOf(plan.cloneFrom), wikiDirOf(gitDirOf(ownerName, name)));
+  });
+  hooks.repository.deleting.tapPromise('hearth:wiki', async ({ ownerName, name, afterCommit }) => {
+    const gitDir = gitDirOf(ownerName, name);
+    afterCommit(() => removeWiki(gitDir));
+  });
+  hooks.repository.renamed.tapPromise('hearth:wiki', async ({ ownerName, oldName, name }) => {
+    moveWiki(gitDirOf(ownerName, oldName), gitDirOf(ownerName, name));
+  });
+  hooks.repository.transferred.tapPromise('hearth:wiki', async ({ oldOwnerName, ownerName, name }) => {
+    moveWiki(gitDirOf(oldOwnerName, name), gitDirOf(ownerName, name));
+  });
 }
 
 import type { Person } from '../repos/links';
