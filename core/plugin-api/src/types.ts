@@ -217,7 +217,16 @@ export interface PackageEvent {
  * @public
  */
 export interface IssueMutation {
-  kind: 'create' | 'edit' | 'labels' | 'state' | 'assignees' | 'milestone' | 'pin' | string;
+  /**
+   * What is changing; the hook runs once per mutation, inside its transaction, before the write.
+   * `create`, `edit` (PATCH of an issue or pull request: title, body, ref, state, milestoneId,
+   * deadlineUnix, assigneeIds), `labels` (`labelIds`, `labels`), `state` (`state`: 'open' or
+   * 'closed' — close/reopen by a commit's keyword carries `commitSha`, the close of a merged pull
+   * request `merged: true` and `commitSha`; that one may be vetoed, not kept open), `pin`
+   * (`pinned`, or `position` to move), `lock` (`locked`, `lockReason`), `deadline` (`deadlineUnix`).
+   * `assignees` and `milestone` are reserved: those changes arrive today as `edit`.
+   */
+  kind: 'create' | 'edit' | 'labels' | 'state' | 'assignees' | 'milestone' | 'pin' | 'lock' | 'deadline' | string;
   issueId: number | null;
   repositoryId: number;
   /** The fields being changed; for labels, `labelIds` is the complete resulting set. */

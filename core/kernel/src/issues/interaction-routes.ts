@@ -12,7 +12,7 @@ import { attachmentToApi, type AttachmentRow } from '../releases/attachment-stor
 import { nowUnix, unixToIso } from '../users/models';
 import { INDEX_PARAMS, ID_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
 import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRow } from './issue-store';
-import { changeStateLocked, findReferences, moveLocked, newPinAllowed, pinLocked, recordDeadlineEvent, REF_ACTION, REF_ACTION_NAMES, unpinLocked, withPinLock } from './issue-actions';
+import { changeStateMutating, findReferences, moveLocked, mutateIssue, newPinAllowed, pinLocked, recordDeadlineEvent, REF_ACTION, REF_ACTION_NAMES, unpinLocked, withPinLock } from './issue-actions';
 import { issueEvents, type IssueEvents } from './issue-events';
 import { COMMENT_TYPE, recordIssueEvent, timelineTypeName } from './timeline';
 import { pushedCommits, type PushedCommit } from '../repos/pushed-commits';
@@ -107,11 +107,18 @@ async function issuesAnywhere(deps: KernelServices, ctx: IssueContext, ids: numb
 // --- pins --------------------------------------------------------------------------------------
 
 function pinOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
-  const { db, config } = deps;
-  const pinChange = async (req: ApiRequest<any, any, IndexParams>, work: (trx: Knex.Transaction, fresh: IssueRow) => Promise<unknown>) => {
+  const { db, config, hooks } = deps;
+  /** Pin, unpin or move through issue.mutate (kind `pin`, changes `{ pinned }` or `{ position }`). */
+  const pinChange = async (req: ApiRequest<any, any, IndexParams>, changes: { pinned: boolean } | { position: number }) => {
     const o = await ctx.open(req);
     const issue = await ctx.issueByIndex(o.r, req.params.index);
-    await withConflictRetry(() => withPinLock(db, issue, work));
+    const actor = req.principal!.user;
+    await withConflictRetry(() => withPinLock(db, issue, async (trx, fresh) => {
+      const c = await mutateIssue(hooks, trx, fresh, 'pin', { ...changes }, actor);
+      if (c.position !== undefined) await moveLocked(trx, fresh, Number(c.position));
+      else if (c.pinned) await pinLocked(trx, config, fresh, actor.id);
+      else await unpinLocked(trx, fresh, actor.id);
+    }));
     return noContent();
   };
   return [
@@ -126,17 +133,17 @@ function pinOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] 
     {
       ...base, method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'pinIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Pin an Issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'pinned', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
-      handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, (trx, fresh) => pinLocked(trx, config, fresh, req.principal!.user.id)),
+      handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, { pinned: true }),
     },
     {
       ...base, method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/pin', operationId: 'unpinIssue', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Unpin an Issue', auth: 'required',
       params: INDEX_PARAMS, responses: { 204: 'unpinned', 403: 'APIError', 404: 'APIError' },
-      handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, (trx, fresh) => unpinLocked(trx, fresh, req.principal!.user.id)),
+      handler: (req: ApiRequest<unknown, unknown, IndexParams>) => pinChange(req, { pinned: false }),
     },
     {
       ...base, method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}/pin/{position}', operationId: 'moveIssuePin', access: { repo: { need: 'write', unit: 'issues' } }, summary: 'Moves the Pin to the given Position', auth: 'required',
       params: POSITION_PARAMS, responses: { 204: 'moved', 403: 'APIError', 404: 'APIError' },
-      handler: (req: ApiRequest<unknown, unknown, IndexParams & { position: number }>) => pinChange(req, (trx, fresh) => moveLocked(trx, fresh, req.params.position)),
+      handler: (req: ApiRequest<unknown, unknown, IndexParams & { position: number }>) => pinChange(req, { position: req.params.position }),
     },
   ];
 }
@@ -144,14 +151,18 @@ function pinOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] 
 // --- deadline, lock ------------------------------------------------------------------------------
 
 function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
-  const { db } = deps;
+  const { db, hooks } = deps;
+  /** Lock or unlock through issue.mutate (kind `lock`, changes `{ locked, lockReason? }`). */
   const setLock = async (req: ApiRequest<{ lock_reason?: string } | undefined, unknown, IndexParams>, locked: boolean) => {
     const o = await ctx.open(req);
     const issue = await ctx.issueByIndex(o.r, req.params.index);
     await db.transaction(async (trx) => {
-      const changed = await trx('issue').where({ id: issue.id, is_locked: !locked }).update({ is_locked: locked, updated_unix: nowUnix() });
+      const fresh = toIssue(await trx('issue').where('id', issue.id).first());
+      const c = await mutateIssue(hooks, trx, fresh, 'lock', locked ? { locked, lockReason: req.body?.lock_reason ?? '' } : { locked }, req.principal!.user);
+      const want = Boolean(c.locked);
+      const changed = await trx('issue').where({ id: issue.id, is_locked: !want }).update({ is_locked: want, updated_unix: nowUnix() });
       if (Number(changed) > 0) {
-        await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: req.principal!.user.id, type: locked ? 'lock' : 'unlock', content: locked ? req.body?.lock_reason ?? '' : '' });
+        await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: req.principal!.user.id, type: want ? 'lock' : 'unlock', content: want ? String(c.lockReason ?? '') : '' });
       }
     });
     return noContent();
@@ -166,9 +177,11 @@ function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
         const issue = await ctx.issueByIndex(o.r, req.params.index);
         const t = parseTime(req.body.due_date, 'due_date');
         // As Gitea: the end (23:59:59) of the given day; the zero time removes the deadline.
-        const deadline = t <= -62135596800 ? 0 : Math.floor(Date.UTC(new Date(t * 1000).getUTCFullYear(), new Date(t * 1000).getUTCMonth(), new Date(t * 1000).getUTCDate(), 23, 59, 59) / 1000);
+        let deadline = t <= -62135596800 ? 0 : Math.floor(Date.UTC(new Date(t * 1000).getUTCFullYear(), new Date(t * 1000).getUTCMonth(), new Date(t * 1000).getUTCDate(), 23, 59, 59) / 1000);
         await db.transaction(async (trx) => {
           const before = toIssue(await trx('issue').where('id', issue.id).first());
+          const c = await mutateIssue(hooks, trx, before, 'deadline', { deadlineUnix: deadline }, req.principal!.user);
+          deadline = Number(c.deadlineUnix ?? 0);
           await trx('issue').where('id', issue.id).update({ deadline_unix: deadline, updated_unix: nowUnix() });
           await recordDeadlineEvent(trx, before, before.deadline_unix, deadline, req.principal!.user.id);
         });
@@ -661,9 +674,16 @@ function tapClosingKeywords(deps: KernelServices, ctx: IssueContext, events: Iss
           const close = ref.action === REF_ACTION.closes;
           let changed = false;
           try {
-            changed = await withConflictRetry(() => withPinLock(db, issue, (trx, fresh) => changeStateLocked(trx, fresh, close, actor.id, sha)));
+            changed = await withConflictRetry(() => withPinLock(db, issue, (trx, fresh) => changeStateMutating(hooks, trx, fresh, close, actor, sha)));
           } catch (err) {
-            if ((err as { status?: number }).status === 412) continue; // open dependencies: stays open
+            // Open dependencies (412) or a veto of an issue.mutate tap: the issue keeps its state,
+            // and the push (already done) does not fail.
+            const status = (err as { status?: number }).status;
+            if (status === 412) continue;
+            if (typeof status === 'number' && status >= 400 && status < 500) {
+              deps.log.info({ issueId: issue.id, commit: sha, status, err: (err as Error).message }, 'closing keyword refused by issue.mutate');
+              continue;
+            }
             throw err;
           }
           if (changed) await events.issue('issues', r, issue.id, close ? 'closed' : 'reopened', actor, { commitId: sha });

@@ -1,4 +1,4 @@
-import { ApiError, type Principal } from '@hearth/plugin-api';
+import { ApiError, type KernelHooks, type Principal, type UserInfo } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
 import type { Knex } from 'knex';
 import type { HearthConfig } from '../config/types';
@@ -7,6 +7,36 @@ import { recordIssueEvent } from './timeline';
 import { ensureIssueCounter, toIssue, type IssueRow } from './issue-store';
 
 type Db = Knex | Knex.Transaction;
+
+// --- issue.mutate -------------------------------------------------------------------------------
+
+/**
+ * The one entry of a change of an existing issue into `issue.mutate`: runs the hook inside the
+ * change's transaction `trx`, before anything is written, and returns the (possibly rewritten)
+ * changes for the caller to apply. A tap that throws (an ApiError: a veto) fails the transaction,
+ * so nothing of the change is written. Call it exactly once per mutation. Kinds and changes:
+ * `state` `{ state: 'open'|'closed', commitSha?, merged? }`, `pin` `{ pinned }` or `{ position }`,
+ * `lock` `{ locked, lockReason? }`, `deadline` `{ deadlineUnix }`; create, edit and labels build
+ * their own mutation (see issue-routes.ts, label-routes.ts).
+ */
+export async function mutateIssue(
+  hooks: KernelHooks, trx: Knex.Transaction, issue: IssueRow, kind: string, changes: Record<string, unknown>, actor: UserInfo | null,
+): Promise<Record<string, unknown>> {
+  const mutation = await hooks.issue.mutate.promise({ kind, issueId: issue.id, repositoryId: issue.repo_id, changes }, { actor, trx });
+  return mutation.changes;
+}
+
+/**
+ * Close or reopen through `issue.mutate` (kind `state`), then changeStateLocked with the state the
+ * taps left. Already in that state: nothing, and no hook. Inside withPinLock.
+ */
+export async function changeStateMutating(
+  hooks: KernelHooks, trx: Knex.Transaction, issue: IssueRow, closed: boolean, actor: UserInfo | null, commitSha = '',
+): Promise<boolean> {
+  if (issue.is_closed === closed) return false;
+  const c = await mutateIssue(hooks, trx, issue, 'state', { state: closed ? 'closed' : 'open', ...(commitSha ? { commitSha } : {}) }, actor);
+  return changeStateLocked(trx, issue, c.state === 'closed', actor?.id ?? 0, commitSha);
+}
 
 // --- pins ---------------------------------------------------------------------------------------
 

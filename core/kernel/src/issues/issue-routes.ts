@@ -68,7 +68,8 @@ const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c
  * Every route needs the issues unit (404 when off or unreadable). Any signed-in reader may open
  * an issue and comment; the poster may edit (title, body, ref, state) their own issue; labels,
  * milestones, due dates and others' issues need write on the unit; deleting an issue needs admin.
- * Creates, edits and label changes pass through `issue.mutate` inside their transaction.
+ * Creates, edits and label changes pass through `issue.mutate` inside their transaction (the other
+ * kinds — state, pin, lock, deadline — through mutateIssue in issue-actions.ts).
  */
 export function issueOperations(deps: KernelServices): ApiOperation[] {
   tapExclusiveLabels(deps.hooks);

@@ -8,6 +8,7 @@ import { userIdentity, type Person } from '../repos/links';
 import { isValidRefName } from '../repos/names';
 import { recordIssueEvent } from '../issues/timeline';
 import { toIssue, type IssueRow } from '../issues/issue-store';
+import { mutateIssue } from '../issues/issue-actions';
 import { emitEvent } from '../events/emit';
 import { nowUnix } from '../users/models';
 import { KeyedQueue } from '../db/retry';
@@ -351,10 +352,25 @@ export class PullService {
       mergedCommit = newTip;
     }
 
-    // Claim the merge in the database: of concurrent merges, exactly one gets here first.
+    // Claim the merge in the database: of concurrent merges, exactly one gets here first. The
+    // close of the pull's issue passes through issue.mutate (kind `state`, `merged: true`) in the
+    // claim's transaction, before the base branch moves: a veto refuses the merge, nothing changed.
     const now = nowUnix();
-    const claimed = await this.db('pull_request').where({ id: pull.id, has_merged: false })
-      .update({ has_merged: true, merged_commit_id: mergedCommit, merger_id: doer.id, merged_unix: now, status: PULL_STATUS.mergeable, conflicted_files: '[]' });
+    let claimed: number;
+    try {
+      claimed = await this.db.transaction(async (trx) => {
+        const n = Number(await trx('pull_request').where({ id: pull.id, has_merged: false })
+          .update({ has_merged: true, merged_commit_id: mergedCommit, merger_id: doer.id, merged_unix: now, status: PULL_STATUS.mergeable, conflicted_files: '[]' }));
+        if (!n) return 0;
+        const current = toIssue(await trx('issue').where('id', issue.id).first());
+        const c = await mutateIssue(this.deps.hooks, trx, current, 'state', { state: 'closed', merged: true, commitSha: mergedCommit }, doer);
+        if (c.state !== 'closed') throw ApiError.unprocessable('issue.mutate may veto the close of a merged pull request, not keep it open');
+        return n;
+      });
+    } catch (err) {
+      if (tempRef) await deleteRef(gitDir, tempRef);
+      throw err;
+    }
     if (!claimed) {
       if (tempRef) await deleteRef(gitDir, tempRef);
       throw new ApiError(405, 'the pull request has already been merged');
