@@ -1,6 +1,5 @@
 import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal, type PushEvent } from '@hearth/plugin-api';
 import { hideOthersPendingReviewComments } from '../pulls/review-store';
-import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';

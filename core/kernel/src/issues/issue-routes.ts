@@ -1,4 +1,4 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type UserInfo } from '@hearth/plugin-api';
 import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
@@ -6,15 +6,16 @@ import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import { withConflictRetry } from '../db/retry';
 import { ID_PARAMS, INDEX_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
-import { ensureIssueCounter, inTransaction, nextIssueIndex, removeIssueInteractions, tapExclusiveLabels, toComment, toIssue, type IssueRow } from './issue-store';
+import { ensureIssueCounter, inTransaction, removeIssueInteractions, tapExclusiveLabels, toComment, toIssue, type IssueRow } from './issue-store';
 import { labelOperations } from './label-routes';
 import { usableLabels } from './org-labels';
 import { milestoneOperations } from './milestone-routes';
 import { resolveAssignees } from './assignees';
-import { issueEvents, type IssueEvents } from './issue-events';
-import { changeStateLocked, recordDeadlineEvent, recordReferences, setAssignees, unpinLocked, withPinLock } from './issue-actions';
+import { issueEvents, type IssueEventKind, type IssueEvents } from './issue-events';
+import { createIssueIn, createNotices, editIssueLocked, editNotices, type IssueEditChanges, type IssueNotice } from './issue-service';
+import { recordReferences, unpinLocked, withPinLock } from './issue-actions';
 import { pinnedListOperations } from './interaction-routes';
-import { COMMENT_TYPE, recordIssueEvent } from './timeline';
+import { COMMENT_TYPE } from './timeline';
 import { removeIssuePulls } from '../pulls/pull-store';
 import { assertMilestoneOf, resolveUsableLabels } from './issue-inputs';
 import { repoIdLookup } from './issue-actions';
@@ -82,6 +83,12 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
   const { db, hooks, users, http } = deps;
 
   const one = async (o: OpenedRepo, row: IssueRow, req: ApiRequest<any, any, any>) => (await ctx.issueJsons(o.r, [row], req.principal))[0];
+  /** The events the issue service decided, as Issue payloads (issues only: pull requests emit theirs in the pulls module). */
+  const emitNotices = async (o: OpenedRepo, issueId: number, notices: IssueNotice[], actor: UserInfo) => {
+    for (const n of notices) {
+      await events.issue(n.event as IssueEventKind, o.r, issueId, n.action, actor, { changes: n.changes as Record<string, { from: string }> | undefined, assigneeId: n.assigneeId });
+    }
+  };
 
   const listQuery: JsonSchema = {
     type: 'object',
@@ -167,33 +174,13 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         await ensureIssueCounter(db, o.r.repo.id);
         // Referenced repositories are resolved before the transaction (see repoIdLookup).
         const refRepos = await repoIdLookup(deps, req.principal, `${b.title}\n${b.body ?? ''}`);
-        const id = await inTransaction(db, async (trx) => {
-          const index = await nextIssueIndex(trx, o.r.repo.id);
-          const mutation = await hooks.issue.mutate.promise({
-            kind: 'create', issueId: null, repositoryId: o.r.repo.id,
-            changes: { index, title: b.title, body: b.body ?? '', ref: b.ref ?? '', milestoneId, deadlineUnix: deadline, closed: b.closed ?? false, labelIds: labels.map((l) => l.id), labels },
-          }, { actor: req.principal!.user, trx });
-          const c = mutation.changes;
-          const now = nowUnix();
-          const closed = Boolean(c.closed);
-          const issueId = await insertId(trx, 'issue', {
-            repo_id: o.r.repo.id, index, poster_id: req.principal!.user.id, name: String(c.title), content: String(c.body ?? ''), ref: String(c.ref ?? ''),
-            milestone_id: Number(c.milestoneId ?? 0), is_closed: closed, deadline_unix: Number(c.deadlineUnix ?? 0),
-            created_unix: now, updated_unix: now, closed_unix: closed ? now : 0,
-          });
-          const labelIds = [...new Set(((c.labelIds as number[]) ?? []).map(Number))];
-          if (labelIds.length) await trx('issue_label').insert(labelIds.map((label_id) => ({ issue_id: issueId, label_id })));
-          const row = toIssue(await trx('issue').where('id', issueId).first());
-          // As Gitea, the initial labels and milestone appear in the timeline too.
-          const base = { repoId: o.r.repo.id, issueId, actorId: req.principal!.user.id };
-          for (const labelId of labelIds) await recordIssueEvent(trx, { ...base, type: 'label', label_id: labelId, content: '1' });
-          if (row.milestone_id) await recordIssueEvent(trx, { ...base, type: 'milestone', milestone_id: row.milestone_id });
-          if (assigneeIds.length) await setAssignees(trx, row, assigneeIds, req.principal!.user.id);
-          await recordReferences(trx, { repoId: o.r.repo.id, issue: row, commentId: 0, text: `${row.name}\n${row.content ?? ''}`, actorId: req.principal!.user.id }, refRepos);
-          return issueId;
-        });
-        await events.issue('issues', o.r, id, 'opened', req.principal!.user);
-        for (const assigneeId of assigneeIds) await events.issue('issue_assign', o.r, id, 'assigned', req.principal!.user, { assigneeId });
+        const actor = req.principal!.user;
+        const row = await inTransaction(db, (trx) => createIssueIn(hooks, trx, {
+          repoId: o.r.repo.id, title: b.title, body: b.body ?? '', ref: b.ref ?? '', milestoneId, deadlineUnix: deadline, closed: b.closed ?? false,
+          isPull: false, labels, assigneeIds,
+        }, actor, refRepos));
+        const id = row.id;
+        await emitNotices(o, id, createNotices(row, assigneeIds), actor);
         return created(await one(o, toIssue(await db('issue').where('id', id).first()), req));
       },
     },
@@ -215,7 +202,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         const b = req.body;
         const isPoster = issue.poster_id === req.principal!.user.id;
         if (!isPoster && !o.canWrite) throw ApiError.forbidden('only the poster or a writer may edit this issue');
-        const changes: Record<string, unknown> = {};
+        const changes: IssueEditChanges = {};
         if (b.title !== undefined) {
           if (!b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
           changes.title = b.title;
@@ -224,7 +211,7 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         if (b.ref !== undefined) changes.ref = b.ref;
         if (b.state !== undefined) {
           if (b.state !== 'open' && b.state !== 'closed') throw ApiError.unprocessable(`invalid state "${b.state}": open or closed`, { errors: [{ field: 'state', message: 'must be open or closed' }] });
-          changes.state = b.state;
+          changes.state = b.state as 'open' | 'closed';
         }
         const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined || b.assignee !== undefined || b.assignees !== undefined;
         if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing the milestone, due date or assignees needs write access to the issues');
@@ -236,46 +223,12 @@ function issueCrud(deps: KernelServices, ctx: IssueContext, events: IssueEvents)
         if (b.unset_due_date) changes.deadlineUnix = 0;
         else if (b.due_date !== undefined) changes.deadlineUnix = b.due_date ? parseTime(b.due_date, 'due_date') : 0;
         if (b.assignee !== undefined || b.assignees !== undefined) changes.assigneeIds = await resolveAssignees(deps, o, issue.is_pull, b.assignee, b.assignees);
-        const actorId = req.principal!.user.id;
         await ensureIssueCounter(db, o.r.repo.id);
         const refRepos = await repoIdLookup(deps, req.principal, req.body.body ?? '');
-        const outcome = await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, before: IssueRow) => {
-          const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor: req.principal!.user, trx });
-          const c = mutation.changes;
-          const now = nowUnix();
-          const done = { stateChanged: false, milestoneChanged: false, assignees: { added: [] as number[], removed: [] as number[] } };
-          const patch: Record<string, unknown> = { updated_unix: now };
-          if (c.title !== undefined) patch.name = String(c.title);
-          if (c.body !== undefined) patch.content = String(c.body);
-          if (c.ref !== undefined) patch.ref = String(c.ref);
-          if (c.milestoneId !== undefined) patch.milestone_id = Number(c.milestoneId);
-          if (c.deadlineUnix !== undefined) patch.deadline_unix = Number(c.deadlineUnix);
-          await trx('issue').where('id', issue.id).update(patch);
-          const base = { repoId: o.r.repo.id, issueId: issue.id, actorId };
-          if (patch.name !== undefined && patch.name !== before.name) await recordIssueEvent(trx, { ...base, type: 'change_title', old_title: before.name, new_title: String(patch.name) });
-          if (patch.milestone_id !== undefined && patch.milestone_id !== before.milestone_id) {
-            await recordIssueEvent(trx, { ...base, type: 'milestone', old_milestone_id: before.milestone_id, milestone_id: Number(patch.milestone_id) });
-            done.milestoneChanged = true;
-          }
-          if (patch.deadline_unix !== undefined) await recordDeadlineEvent(trx, before, before.deadline_unix, Number(patch.deadline_unix), actorId);
-          if (Array.isArray(c.assigneeIds)) done.assignees = await setAssignees(trx, before, (c.assigneeIds as unknown[]).map(Number), actorId);
-          if (c.state !== undefined) done.stateChanged = await changeStateLocked(trx, before, c.state === 'closed', actorId);
-          if (patch.content !== undefined && patch.content !== (before.content ?? '')) {
-            const after = toIssue(await trx('issue').where('id', issue.id).first());
-            await recordReferences(trx, { repoId: o.r.repo.id, issue: after, commentId: 0, text: String(patch.content), actorId }, refRepos);
-          }
-          return done;
-        }));
         const actor = req.principal!.user;
+        const outcome = await withConflictRetry(() => withPinLock(db, issue, (trx: Knex.Transaction, before: IssueRow) => editIssueLocked(hooks, trx, before, changes, actor, refRepos)));
         const after = await ctx.issueByIndex(o.r, issue.index);
-        const edits: Record<string, { from: string }> = {};
-        if (after.name !== issue.name) edits.title = { from: issue.name };
-        if ((after.content ?? '') !== (issue.content ?? '')) edits.body = { from: issue.content ?? '' };
-        if (Object.keys(edits).length) await events.issue('issues', o.r, issue.id, 'edited', actor, { changes: edits });
-        if (outcome.stateChanged) await events.issue('issues', o.r, issue.id, after.is_closed ? 'closed' : 'reopened', actor);
-        if (outcome.milestoneChanged) await events.issue('issue_milestone', o.r, issue.id, after.milestone_id ? 'milestoned' : 'demilestoned', actor);
-        for (const assigneeId of outcome.assignees.added) await events.issue('issue_assign', o.r, issue.id, 'assigned', actor, { assigneeId });
-        for (const assigneeId of outcome.assignees.removed) await events.issue('issue_assign', o.r, issue.id, 'unassigned', actor, { assigneeId });
+        await emitNotices(o, issue.id, editNotices(issue, after, outcome), actor);
         return created(await one(o, after, req));
       },
     },

@@ -5,7 +5,7 @@ import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import { ID_PARAMS, INDEX_ID_PARAMS, INDEX_PARAMS, list, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
 import { usableLabels } from './org-labels';
-import { recordIssueEvent } from './timeline';
+import { replaceLabelsIn } from './issue-service';
 import { issueEvents } from './issue-events';
 import { inTransaction, labelColor, labelPatch, toLabel, type LabelBody, type LabelRow } from './issue-store';
 import { resolveUsableLabels } from './issue-inputs';
@@ -37,14 +37,9 @@ export function labelOperations(deps: KernelServices, ctx: IssueContext): ApiOpe
         { kind: 'labels', issueId: issue.id, repositoryId: o.r.repo.id, changes: { labelIds: next.map((l) => l.id), labels: next } },
         { actor: req.principal?.user ?? null, trx },
       );
-      const ids = [...new Set((mutation.changes.labelIds as number[]).map(Number))];
-      await trx('issue_label').where('issue_id', issue.id).delete();
-      if (ids.length) await trx('issue_label').insert(ids.map((id) => ({ issue_id: issue.id, label_id: id })));
+      // Timeline: one label event per label added (content "1") or removed (content ""), as an edit's.
+      await replaceLabelsIn(trx, issue, (mutation.changes.labelIds as number[]).map(Number), req.principal?.user.id ?? 0);
       await trx('issue').where('id', issue.id).update({ updated_unix: nowUnix() });
-      // Timeline: one label event per label added (content "1") or removed (content "").
-      const base = { repoId: o.r.repo.id, issueId: issue.id, actorId: req.principal?.user.id ?? 0, type: 'label' as const };
-      for (const l of current) if (!ids.includes(l.id)) await recordIssueEvent(trx, { ...base, label_id: l.id, content: '' });
-      for (const id of ids) if (!current.some((l) => l.id === id)) await recordIssueEvent(trx, { ...base, label_id: id, content: '1' });
     });
     await events.issue('issue_label', o.r, issue.id, wantedCleared(req) ? 'label_cleared' : 'label_updated', req.principal?.user ?? null);
     return ((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l));

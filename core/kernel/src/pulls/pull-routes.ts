@@ -1,4 +1,4 @@
-import { ApiError, created, noContent, ok, raw, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { ApiError, created, noContent, ok, raw, type ApiOperation, type ApiRequest, type JsonSchema, type UserInfo } from '@hearth/plugin-api';
 import { reviewOperations } from './review-routes';
 import { branchProtectionOperations } from './branch-protection-routes';
 import type { Knex } from 'knex';
@@ -10,12 +10,12 @@ import { isValidRefName } from '../repos/names';
 import { repoLinks, escapeSegments } from '../repos/links';
 import { commitOptionsOf, logCommits, toApiCommits, COMMIT_OPTION_QUERY } from '../repos/commit-json';
 import { insertId } from '../orgs/org-store';
-import { nowUnix } from '../users/models';
 import { INDEX_PARAMS, list, parseTime } from '../issues/issue-context';
-import { ensureIssueCounter, inTransaction, nextIssueIndex, tapExclusiveLabels, toIssue, type IssueRow } from '../issues/issue-store';
+import { ensureIssueCounter, inTransaction, tapExclusiveLabels, toIssue, type IssueRow } from '../issues/issue-store';
 import { recordIssueEvent } from '../issues/timeline';
 import { resolveAssignees } from '../issues/assignees';
-import { changeStateLocked, recordReferences, repoIdLookup, setAssignees, withPinLock } from '../issues/issue-actions';
+import { repoIdLookup, withPinLock } from '../issues/issue-actions';
+import { createIssueIn, createNotices, editIssueLocked, editNotices, type IssueEditChanges, type IssueNotice } from '../issues/issue-service';
 import { withConflictRetry } from '../db/retry';
 import type { RepositoryRow } from '../repos/models';
 import { PULL_STATUS, toPull, type PullRow } from './pull-store';
@@ -121,6 +121,16 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
   };
 
   const one = async (o: OpenedBase, index: number, req: ApiRequest<any, any, any>) => svc.json(o.r, await svc.load(o.r, index), req.principal);
+  /** The events the issue service decided, as PullRequest payloads (`pull_request`, `pull_request_assign`, …). */
+  const emitNotices = async (o: OpenedBase, item: { issue: IssueRow; pull: PullRow }, notices: IssueNotice[], actor: UserInfo) => {
+    for (const n of notices) {
+      const extra: Record<string, unknown> = {};
+      if (n.changes) extra.changes = n.changes;
+      // Hearth extension, as for issue_assign: the user (un)assigned, whom the notifications module notifies.
+      if (n.assigneeId) extra.assignee_id = n.assigneeId;
+      await svc.emit(o.r, n.action, item, actor, extra, n.event);
+    }
+  };
 
   const listQuery: JsonSchema = {
     type: 'object',
@@ -188,36 +198,23 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         await ensureIssueCounter(db, o.r.repo.id);
         const allowEdit = o.r.repo.settingMap().default_allow_maintainer_edit;
         const refRepos = await repoIdLookup(deps, req.principal, `${b.title}\n${b.body ?? ''}`);
+        const actor = req.principal!.user;
         const { issueId, pullId } = await inTransaction(db, async (trx) => {
-          const index = await nextIssueIndex(trx, o.r.repo.id);
-          const mutation = await hooks.issue.mutate.promise({
-            kind: 'create', issueId: null, repositoryId: o.r.repo.id,
-            changes: { index, title: b.title, body: b.body ?? '', ref: '', milestoneId, deadlineUnix: deadline, closed: false, isPull: true, labelIds: labels.map((l) => l.id), labels },
-          }, { actor: req.principal!.user, trx });
-          const c = mutation.changes;
-          const now = nowUnix();
-          const newIssueId = await insertId(trx, 'issue', {
-            repo_id: o.r.repo.id, index, poster_id: req.principal!.user.id, name: String(c.title), content: String(c.body ?? ''), ref: '',
-            milestone_id: Number(c.milestoneId ?? 0), is_closed: false, is_pull: true, deadline_unix: Number(c.deadlineUnix ?? 0),
-            created_unix: now, updated_unix: now, closed_unix: 0,
-          });
-          const labelIds = [...new Set(((c.labelIds as number[]) ?? []).map(Number))];
-          if (labelIds.length) await trx('issue_label').insert(labelIds.map((label_id) => ({ issue_id: newIssueId, label_id })));
-          const newIssue = toIssue(await trx('issue').where('id', newIssueId).first());
-          if (assigneeIds.length) await setAssignees(trx, newIssue, assigneeIds, req.principal!.user.id);
-          // `#N` references (pull_ref events on the issues named) and @mentions, as an issue body's.
-          await recordReferences(trx, { repoId: o.r.repo.id, issue: newIssue, commentId: 0, text: `${newIssue.name}\n${newIssue.content ?? ''}`, actorId: req.principal!.user.id }, refRepos);
+          // The issue part through the issue service (issue.mutate once, the timeline as an issue's).
+          const newIssue = await createIssueIn(hooks, trx, {
+            repoId: o.r.repo.id, title: b.title, body: b.body ?? '', ref: '', milestoneId, deadlineUnix: deadline, closed: false, isPull: true, labels, assigneeIds,
+          }, actor, refRepos);
           const newPullId = await insertId(trx, 'pull_request', {
-            issue_id: newIssueId, index, base_repo_id: o.r.repo.id, head_repo_id: head.repo.id, base_branch: b.base, head_branch: head.branch,
+            issue_id: newIssue.id, index: newIssue.index, base_repo_id: o.r.repo.id, head_repo_id: head.repo.id, base_branch: b.base, head_branch: head.branch,
             head_commit_id: '', status: PULL_STATUS.checking, conflicted_files: '[]', allow_maintainer_edit: allowEdit,
           });
-          return { issueId: newIssueId, pullId: newPullId };
+          return { issueId: newIssue.id, pullId: newPullId };
         });
         const pull = toPull(await db('pull_request').where('id', pullId).first());
         // A git failure here leaves the pull request `checking`; the next push to its branches retries.
         const fresh = await svc.refresh(o.r.gitDir, pull).catch(() => ({ pull }));
         const issue = toIssue(await db('issue').where('id', issueId).first());
-        await svc.emit(o.r, 'opened', { issue, pull: fresh.pull }, req.principal!.user);
+        await emitNotices(o, { issue, pull: fresh.pull }, createNotices(issue, assigneeIds), actor);
         return created(await svc.json(o.r, { issue, pull: fresh.pull }, req.principal));
       },
     },
@@ -259,7 +256,6 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         if (!isPoster && !o.canWrite) throw ApiError.forbidden('only the poster or a writer may edit this pull request');
         // Assignees (an empty list clears them) are changed by writers only; others' values are ignored, as in Gitea.
         const assigneeIds = o.canWrite && (b.assignees !== undefined || b.assignee !== undefined) ? await resolveAssignees(deps, o, true, b.assignee, b.assignees) : undefined;
-        let assigneeChange: { added: number[]; removed: number[] } = { added: [], removed: [] };
         const writerOnly = b.milestone !== undefined || b.due_date !== undefined || b.unset_due_date !== undefined || b.labels !== undefined;
         if (writerOnly && !o.canWrite) throw ApiError.forbidden('changing labels, the milestone or due date needs write access to the pull requests');
         if (b.title !== undefined && !b.title.trim()) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
@@ -281,7 +277,7 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         if (b.state === 'open' && issue.is_closed && !newBase && (await openPullFor(db, o.r.repo.id, pull.base_branch, pull.head_repo_id, pull.head_branch, pull.id))) {
           throw ApiError.conflict('another open pull request exists for these targets');
         }
-        const changes: Record<string, unknown> = {};
+        const changes: IssueEditChanges = {};
         if (b.title !== undefined) changes.title = b.title;
         if (b.body !== undefined) changes.body = b.body;
         if (b.state !== undefined) changes.state = b.state;
@@ -289,32 +285,12 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
         if (b.unset_due_date) changes.deadlineUnix = 0;
         else if (b.due_date !== undefined) changes.deadlineUnix = b.due_date ? parseTime(b.due_date, 'due_date') : 0;
         if (labels) Object.assign(changes, { labelIds: labels.map((l) => l.id), labels });
-        let stateChange: 'closed' | 'reopened' | null = null;
-        // Under the repository's pin lock: closing unpins, as for issues.
-        await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, current: IssueRow) => {
-          const mutation = await hooks.issue.mutate.promise({ kind: 'edit', issueId: issue.id, repositoryId: o.r.repo.id, changes }, { actor, trx });
-          const c = mutation.changes;
-          const now = nowUnix();
-          const patch: Record<string, unknown> = { updated_unix: now };
-          if (c.title !== undefined) patch.name = String(c.title);
-          if (c.body !== undefined) patch.content = String(c.body);
-          if (c.milestoneId !== undefined) patch.milestone_id = Number(c.milestoneId);
-          if (c.deadlineUnix !== undefined) patch.deadline_unix = Number(c.deadlineUnix);
-          if (c.state !== undefined) {
-            // The issues' own state change: the timeline event, unpinning, and 412 while dependencies are open.
-            const closed = c.state === 'closed';
-            if (await changeStateLocked(trx, current, closed, actor.id)) stateChange = closed ? 'closed' : 'reopened';
-          }
-          if (c.title !== undefined && c.title !== issue.name) {
-            await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: actor.id, type: 'change_title', old_title: issue.name, new_title: String(c.title) });
-          }
-          await trx('issue').where('id', issue.id).update(patch);
-          if (Array.isArray(c.labelIds)) {
-            await trx('issue_label').where('issue_id', issue.id).delete();
-            const ids = [...new Set((c.labelIds as number[]).map(Number))];
-            if (ids.length) await trx('issue_label').insert(ids.map((label_id) => ({ issue_id: issue.id, label_id })));
-          }
-          if (assigneeIds) assigneeChange = await setAssignees(trx, issue, assigneeIds, actor.id);
+        if (assigneeIds) changes.assigneeIds = assigneeIds;
+        await ensureIssueCounter(db, o.r.repo.id);
+        const refRepos = await repoIdLookup(deps, req.principal, b.body ?? '');
+        // Under the repository's pin lock: the issue part through the issue service (as PATCH /issues/{index}), then the pull's own fields.
+        const outcome = await withConflictRetry(() => withPinLock(db, issue, async (trx: Knex.Transaction, current: IssueRow) => {
+          const done = await editIssueLocked(hooks, trx, current, changes, actor, refRepos);
           const pullPatch: Record<string, unknown> = {};
           if (b.allow_maintainer_edit !== undefined) pullPatch.allow_maintainer_edit = b.allow_maintainer_edit;
           if (newBase) {
@@ -323,22 +299,13 @@ function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {
             await recordIssueEvent(trx, { repoId: o.r.repo.id, issueId: issue.id, actorId: actor.id, type: 'change_target_branch', old_ref: pull.base_branch, new_ref: newBase });
           }
           if (Object.keys(pullPatch).length) await trx('pull_request').where('id', pull.id).update(pullPatch);
+          return done;
         }));
         let fresh = toPull(await db('pull_request').where('id', pull.id).first());
-        if (newBase || stateChange === 'reopened') fresh = (await svc.refresh(o.r.gitDir, fresh)).pull;
-        const item = { issue: toIssue(await db('issue').where('id', issue.id).first()), pull: fresh };
-        const edits: Record<string, unknown> = {};
-        if (b.title !== undefined && b.title !== issue.name) edits.title = { from: issue.name };
-        if (b.body !== undefined && b.body !== (issue.content ?? '')) edits.body = { from: issue.content ?? '' };
-        if (newBase) edits.base = { ref: { from: pull.base_branch } };
-        if (Object.keys(edits).length) await svc.emit(o.r, 'edited', item, actor, { changes: edits });
-        if (stateChange) await svc.emit(o.r, stateChange, item, actor);
-        for (let n = 0; n < assigneeChange.added.length; n++) await svc.emit(o.r, 'assigned', item, actor, {}, 'pull_request_assign');
-        for (let n = 0; n < assigneeChange.removed.length; n++) await svc.emit(o.r, 'unassigned', item, actor, {}, 'pull_request_assign');
-        if (labels) await svc.emit(o.r, labels.length ? 'label_updated' : 'label_cleared', item, actor, {}, 'pull_request_label');
-        if (b.milestone !== undefined && (b.milestone ?? 0) !== issue.milestone_id) {
-          await svc.emit(o.r, b.milestone ? 'milestoned' : 'demilestoned', item, actor, {}, 'pull_request_milestone');
-        }
+        const after = toIssue(await db('issue').where('id', issue.id).first());
+        if (newBase || (outcome.stateChanged && !after.is_closed)) fresh = (await svc.refresh(o.r.gitDir, fresh)).pull;
+        const item = { issue: after, pull: fresh };
+        await emitNotices(o, item, editNotices(issue, after, outcome, newBase ? { base: { ref: { from: pull.base_branch } } } : {}), actor);
         return created(await svc.json(o.r, item, req.principal));
       },
     },
