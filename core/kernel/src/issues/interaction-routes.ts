@@ -205,15 +205,13 @@ function stateOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[
 function subscriptionOperations(deps: KernelServices, ctx: IssueContext): ApiOperation[] {
   const { db, users, http } = deps;
 
-  let repoWatches: Promise<boolean> | null = null;
   /** Gitea's CheckIssueWatch: an explicit watch row decides; then watching the repository; otherwise the poster and commenters watch. */
   const watching = async (userId: number, issue: IssueRow): Promise<boolean> => {
     const row = await db('issue_watch').where({ issue_id: issue.id, user_id: userId }).first('is_watching');
     if (row) return row.is_watching === true || Number(row.is_watching) === 1;
     if (issue.poster_id === userId) return true;
-    // Repository watches (table `watch`, notifications module; mode 1 normal, 3 auto watch).
-    repoWatches ??= db.schema.hasTable('watch');
-    if ((await repoWatches) && (await db('watch').where({ user_id: userId, repo_id: issue.repo_id }).whereIn('mode', [1, 3]).first('id'))) return true;
+    // Repository watches (mode 1 normal, 3 auto watch).
+    if ((await db('watch').where({ user_id: userId, repo_id: issue.repo_id }).whereIn('mode', [1, 3]).first('id'))) return true;
     return !!(await db('comment').where({ issue_id: issue.id, poster_id: userId }).whereIn('type', CONVERSATION_TYPES).first('id'));
   };
   const setWatch = async (req: ApiRequest<unknown, unknown, IndexParams & { user: string }>, watch: boolean) => {

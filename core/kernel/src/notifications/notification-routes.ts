@@ -246,9 +246,7 @@ export function notificationOperations(deps: KernelServices): ApiOperation[] {
       for (const i of await db('issue').whereIn('id', issueIds).select('id', 'index', 'name', 'is_closed', 'is_pull')) issueRows.set(num(i.id), i);
       const last = await db('comment').whereIn('issue_id', issueIds).where('type', 0).groupBy('issue_id').select('issue_id').max({ id: 'id' });
       for (const c of last as any[]) lastComments.set(num(c.issue_id), num(c.id));
-      if (await db.schema.hasTable('pull_request')) {
-        for (const p of await db('pull_request').whereIn('issue_id', issueIds).select('issue_id', 'has_merged')) if (bool(p.has_merged)) merged.add(num(p.issue_id));
-      }
+      for (const p of await db('pull_request').whereIn('issue_id', issueIds).select('issue_id', 'has_merged')) if (bool(p.has_merged)) merged.add(num(p.issue_id));
     }
     return rows.map((t) => {
       const x = repoMap.get(t.repo_id);

@@ -110,12 +110,6 @@ export function tapRecorder(deps: KernelServices): void {
   // Pushes, repositories and packages also reach `webhook.emit` (events/domain-events.ts); their
   // feed rows are written by repos/activity.ts from the kernel's own hooks, so `activityOf` below
   // ignores those events: nothing is recorded twice.
-  const optionalTables = new Map<string, Promise<boolean>>();
-  const hasTable = (name: string) => {
-    let known = optionalTables.get(name);
-    if (!known) optionalTables.set(name, (known = db.schema.hasTable(name)));
-    return known;
-  };
 
   hooks.repository.created.tapPromise('hearth:watch', async (e) => {
     const creator = e.actor && e.actor.type === 0 ? e.actor.id : null;
@@ -174,12 +168,10 @@ export function tapRecorder(deps: KernelServices): void {
       const posters = await db('comment').where('issue_id', issueId).whereIn('type', PARTICIPANT_COMMENT_TYPES).distinct('poster_id');
       for (const r of posters) candidates.add(num(r.poster_id));
       for (const r of await db('watch').where('repo_id', repo.id).select('user_id')) candidates.add(num(r.user_id));
-      if (await hasTable('issue_assignees')) for (const r of await db('issue_assignees').where('issue_id', issueId).select('assignee_id')) candidates.add(num(r.assignee_id));
-      if (await hasTable('issue_watch')) {
-        const watches = await db('issue_watch').where('issue_id', issueId).select('user_id', 'is_watching');
-        for (const w of watches) if (w.is_watching === true || num(w.is_watching) === 1) candidates.add(num(w.user_id));
-        for (const w of watches) if (!(w.is_watching === true || num(w.is_watching) === 1)) candidates.delete(num(w.user_id));
-      }
+      for (const r of await db('issue_assignees').where('issue_id', issueId).select('assignee_id')) candidates.add(num(r.assignee_id));
+      const watches = await db('issue_watch').where('issue_id', issueId).select('user_id', 'is_watching');
+      for (const w of watches) if (w.is_watching === true || num(w.is_watching) === 1) candidates.add(num(w.user_id));
+      for (const w of watches) if (!(w.is_watching === true || num(w.is_watching) === 1)) candidates.delete(num(w.user_id));
       const names = mentionedNames(s.text);
       if (names.length) for (const r of await db('users').whereIn('lower_name', names).where('type', 0).select('id')) mentioned.add(num(r.id));
     } else if (audience === 'assignees') {

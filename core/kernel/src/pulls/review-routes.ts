@@ -320,7 +320,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     if (o.r.owner.type === 0) ids.add(o.r.owner.id);
     for (const row of await db('collaborations').where('repo_id', repo.id).select('user_id')) ids.add(Number(row.user_id));
     if (o.r.owner.type === 1) for (const row of await db('org_users').where('org_id', o.r.owner.id).select('uid')) ids.add(Number(row.uid));
-    if (!repo.is_private && (await db.schema.hasTable('watch'))) {
+    if (!repo.is_private) {
       for (const row of await db('watch').where('repo_id', repo.id).whereIn('mode', [1, 3]).select('user_id')) ids.add(Number(row.user_id));
     }
     const out: { name: string; json: Record<string, unknown> }[] = [];
