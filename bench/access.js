@@ -399,9 +399,7 @@ async function run() {
     }
     const scans = Object.fromEntries(Object.entries(sql).map(([k, v]) => [k, v.plan.filter((d) => /^SCAN /.test(d))]));
     console.log(`\nfull scans in the count's plan: ${Object.entries(scans).map(([k, v]) => `${k}: ${v.length ? v.join(', ') : 'none'}`).join('; ')}\n`);
-    for (const w of warnings) console.log(`WARNING: ${w}`);
-    if (warnings.length) console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts, warnings);
 
     return {
       plugins,

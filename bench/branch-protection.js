@@ -118,7 +118,7 @@ async function run() {
       { name: 'branch list with rules', met: listRatio <= TARGET, line: `branch list with ${RULES + 1} rules vs none: p50 ${f(listRatio)}x — target ≤ ${TARGET}x` },
     ];
     console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts);
     const stop = await lib.stopServer(server);
     server = null;
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');

@@ -150,9 +150,7 @@ async function run() {
     console.log(`${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, big and small interleaved\n`);
     console.log(lib.table(table));
     console.log('');
-    for (const w of warnings) console.log(`WARNING: ${w}`);
-    if (warnings.length) console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts, warnings);
     return { plugins, sizes: SIZES, seeded, settings: { latency: LATENCY }, target: { ratio: TARGET_RATIO }, results, warnings, verdicts };
   } finally {
     if (server) await lib.stopServer(server, 2000);

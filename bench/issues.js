@@ -184,9 +184,7 @@ async function run() {
     console.log(`latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; listing: state=open&type=issues&labels=${LABEL}&limit=${LIMIT}\n`);
     console.log(lib.table(rows));
     console.log(`\nquery plan (page): ${plan.page.join(' | ')}\nquery plan (count): ${plan.count.join(' | ')}\n`);
-    for (const w of warnings) console.log(`WARNING: ${w}`);
-    if (warnings.length) console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts, warnings);
     return {
       sizes: SIZES, seeded, plan, hasTimeline, settings: { latency: LATENCY, limit: LIMIT, farPage: FAR_PAGE }, targets: TARGETS,
       latencyMs: Object.fromEntries(targets.map((t, i) => [t.label, stats[i]])), ratios, warnings,

@@ -323,7 +323,15 @@ function membershipInserts(db) {
   };
 }
 
+/** Print a benchmark's warnings (each followed by a blank line when any) and its verdicts, met or not. */
+function printVerdicts(verdicts, warnings = []) {
+  for (const w of warnings) console.log(`WARNING: ${w}`);
+  if (warnings.length) console.log('');
+  for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+}
+
 module.exports = {
+  printVerdicts,
   rowCopier,
   membershipInserts,
   latencySummary,

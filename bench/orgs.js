@@ -179,9 +179,7 @@ async function run() {
     console.log(`latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s\n`);
     console.log(lib.table(rows));
     console.log('');
-    for (const w of warnings) console.log(`WARNING: ${w}`);
-    if (warnings.length) console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts, warnings);
 
     return {
       plugins,

@@ -167,7 +167,7 @@ async function run() {
       { name: 'files page position', met: midRatio <= TARGETS.pagePosition && lastRatio <= TARGETS.pagePosition, line: `files page p50, middle / last vs first: ${f(midRatio)}x / ${f(lastRatio)}x (p99 ${f(fs_[1].p99 / fs_[0].p99)}x / ${f(fs_[2].p99 / fs_[0].p99)}x) — target ≤ ${TARGETS.pagePosition}x` },
     ];
     console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts);
     const stop = await lib.stopServer(server);
     server = null;
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');

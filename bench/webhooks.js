@@ -180,7 +180,7 @@ async function run() {
       { name: 'exactly once', met: duplicates === 0 && throughput.uniqueUuids === expected, line: `${expected.toLocaleString('en')} deliveries, each exactly once by UUID` },
     ];
     console.log('');
-    for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
+    lib.printVerdicts(verdicts);
     return { sizes: SIZES, targets: TARGETS, throughput, push, warnings, verdicts };
   } finally {
     if (server) await lib.stopServer(server, 2000);
