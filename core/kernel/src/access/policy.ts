@@ -119,6 +119,19 @@ function decideAccess(repo: RepositoryRow, owner: UserRow, principal: Principal,
   return { mode, teams, collaboration, restricted: user.isRestricted };
 }
 
+/** The level on one unit, from the repository-wide access: none when switched off; teams narrow it by units_map. */
+function unitLevelOf(repo: RepositoryRow, access: RepoAccess, unit: RepoUnit): UnitAccess {
+  const { mode, teams, collaboration, restricted } = access;
+  if (!repo.unitMap()[unit] || mode <= 0) return 'none';
+  if (mode >= 3 || !teams) return ACCESS_MODES[Math.min(mode, 3)] as UnitAccess;
+  let unitMode = 0;
+  for (const t of teams) if (coversRepo(t)) unitMode = Math.max(unitMode, teamUnitMode(t, unit));
+  const granted = unitMode > 0;
+  unitMode = Math.max(unitMode, collaboration);
+  if (!granted && !repo.is_private && !restricted) unitMode = Math.max(unitMode, 1);
+  return ACCESS_MODES[Math.min(unitMode, 3)] as UnitAccess;
+}
+
 /**
  * THE access rule of the forge (README, "Permissions"). Every route (through its declaration),
  * the git transport, raw files, attachments, archives and package registries ask it; listings use
@@ -184,16 +197,9 @@ export class AccessPolicy {
 
   /** The caller's level on one unit: 'none' when the unit is off or the repository unreadable. */
   async unitPermission(repo: RepositoryRow, principal: Principal | null, unit: RepoUnit, owner?: UserRow): Promise<UnitAccess> {
+    // A switched-off unit needs no access read.
     if (!repo.unitMap()[unit]) return 'none';
-    const { mode, teams, collaboration, restricted } = await this.access(repo, principal, owner);
-    if (mode <= 0) return 'none';
-    if (mode >= 3 || !teams) return ACCESS_MODES[Math.min(mode, 3)] as UnitAccess;
-    let unitMode = 0;
-    for (const t of teams) if (coversRepo(t)) unitMode = Math.max(unitMode, teamUnitMode(t, unit));
-    const granted = unitMode > 0;
-    unitMode = Math.max(unitMode, collaboration);
-    if (!granted && !repo.is_private && !restricted) unitMode = Math.max(unitMode, 1);
-    return ACCESS_MODES[Math.min(unitMode, 3)] as UnitAccess;
+    return unitLevelOf(repo, await this.access(repo, principal, owner), unit);
   }
 
   private async access(repo: RepositoryRow, principal: Principal | null, owner?: UserRow): Promise<RepoAccess> {
@@ -271,11 +277,13 @@ export class AccessPolicy {
 
   /** As resolveRepo, for a repository row already loaded (by id, or a fork's parent). */
   async check(repo: RepositoryRow, owner: UserRow, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
-    const permission = await this.permission(repo, principal, owner);
+    // The access is read once; the repository-wide and unit levels both come from it.
+    const access = await this.access(repo, principal, owner);
+    const permission = permissionOf(access.mode);
     if (!permission.pull) throw ApiError.notFound(`repository does not exist [${owner.name}/${repo.name}]`);
     const needed = ACCESS_MODES.indexOf(need);
     if (unit) {
-      const level = ACCESS_MODES.indexOf(await this.unitPermission(repo, principal, unit, owner));
+      const level = ACCESS_MODES.indexOf(unitLevelOf(repo, access, unit));
       if (level < 1) throw ApiError.notFound(`the ${unit} unit of this repository is disabled or not readable`);
       if (level < needed) throw ApiError.forbidden(need === 'admin' ? 'you do not have admin access to this repository' : `you do not have ${need} access to the ${unit} unit of this repository`);
     } else if (need === 'write' && !permission.push) {
