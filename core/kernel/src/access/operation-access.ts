@@ -3,7 +3,7 @@ import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import type { RepoUnit } from '../repos/models';
 import { normalizeTeam, type TeamRow } from '../orgs/org-store';
-import { actsAsAdmin, type AccessPolicy, type ResolvedRepo } from './policy';
+import { actsAsAdmin, assertPackageWrite, type AccessPolicy, type ResolvedRepo } from './policy';
 
 /** The target as the kernel's own handlers read it: the public AccessTarget plus the rows behind it. */
 interface KernelTarget extends AccessTarget {
@@ -86,16 +86,11 @@ export async function resolveAccess(access: OperationAccess, params: Record<stri
     target.owner = users.toInfo(org);
     target.team = { id: target.teamRow.id, orgId: target.teamRow.org_id, name: target.teamRow.name };
   } else {
-    const owner = await users.byName(first);
-    const permission = owner ? await policy.packagePermission(owner, principal) : null;
-    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${first}]`);
-    if (access.packages === 'write' && !permission.canWrite) {
-      if (!principal) throw ApiError.unauthorized('authentication required to change packages');
-      throw ApiError.forbidden('you may not change the packages of this owner');
-    }
+    const { owner, canWrite } = await policy.packageOwner(first, principal);
+    if (access.packages === 'write') assertPackageWrite(canWrite, principal, ApiError.unauthorized().headers!);
     target.ownerRow = owner;
     target.owner = users.toInfo(owner);
-    target.canWritePackages = permission.canWrite;
+    target.canWritePackages = canWrite;
   }
   return target;
 }

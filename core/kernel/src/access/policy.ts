@@ -71,6 +71,16 @@ export function teamUnitMode(team: { authorize: number; units_map: string }, uni
   return mode > 0 ? Math.min(mode, 3) : 0;
 }
 
+/**
+ * Refuse a package change the caller may not make: 401 when anonymous (with `challenge`, the
+ * `WWW-Authenticate` header its client expects), 403 otherwise.
+ */
+export function assertPackageWrite(canWrite: boolean, principal: Principal | null, challenge: Record<string, string>): void {
+  if (canWrite) return;
+  if (!principal) throw new ApiError(401, 'authentication required to change packages', undefined, challenge);
+  throw ApiError.forbidden('you may not change the packages of this owner');
+}
+
 /** Site administrators act as such only with a full credential: a public-only token sees what anyone sees. */
 export function actsAsAdmin(principal: Principal | null): boolean {
   return Boolean(principal && principal.user.isAdmin && !principal.publicOnly);
@@ -334,6 +344,14 @@ export class AccessPolicy {
   }
 
   // --- packages ---------------------------------------------------------------------------------
+
+  /** The owner named `name` of the packages the caller reaches, with whether it may change them: 404 when unknown or not visible. */
+  async packageOwner(name: string, principal: Principal | null): Promise<{ owner: UserRow; canWrite: boolean }> {
+    const owner = await this.users.byName(name);
+    const permission = owner ? await this.packagePermission(owner, principal) : null;
+    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${name}]`);
+    return { owner, canWrite: permission.canWrite };
+  }
 
   /**
    * What the caller may do with an owner's packages: read when the owner is visible (a public-only

@@ -16,6 +16,7 @@ import { isUniqueViolation, latestCommitted } from '../db/errors';
 import { insertId } from '../orgs/org-store';
 import { nowUnix } from '../users/models';
 import type { PackageDeps } from './package-deps';
+import { assertPackageWrite } from '../access/policy';
 import type { BlobStore } from '../storage/blob-store';
 
 /** The [packages] settings (Gitea's names; -1 means unlimited). */
@@ -111,17 +112,12 @@ export class PackageService implements PackageRegistry {
    * The registry routers' guard and plugins' own routers (the cargo git index) ask this.
    */
   async ownerAccess(ownerName: string, principal: Principal | null, level: ScopeLevel = 'read'): Promise<PackageAccess> {
-    const owner = await this.deps.users.byName(ownerName);
-    const permission = owner ? await this.deps.repos.access.packagePermission(owner, principal) : null;
-    if (!owner || !permission?.canRead) throw ApiError.notFound(`user does not exist [name: ${ownerName}]`);
+    const { owner, canWrite } = await this.deps.repos.access.packageOwner(ownerName, principal);
     if (principal && !grants(principal.scopes, 'package', level)) {
       throw ApiError.forbidden(`token does not have at least one of required scope(s): [${level}:package]`);
     }
-    if (level !== 'read' && !permission.canWrite) {
-      if (!principal) throw new ApiError(401, 'authentication required to change packages', undefined, CHALLENGE);
-      throw ApiError.forbidden('you may not change the packages of this owner');
-    }
-    return { owner: this.deps.users.toInfo(owner), principal, canWrite: permission.canWrite };
+    if (level !== 'read') assertPackageWrite(canWrite, principal, CHALLENGE);
+    return { owner: this.deps.users.toInfo(owner), principal, canWrite };
   }
 
   private versionQuery(trx: Knex | Knex.Transaction = this.db) {
