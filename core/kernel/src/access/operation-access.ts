@@ -12,16 +12,6 @@ interface KernelTarget extends AccessTarget {
   teamRow?: TeamRow;
 }
 
-/** Every way an operation can declare its access, for the registrar's check and the docs. */
-export function describeAccess(access: OperationAccess): string {
-  if (typeof access === 'string') return access;
-  if ('repo' in access) return `repo ${access.repo.need}${access.repo.unit ? ` on ${access.repo.unit}` : ''}`;
-  if ('org' in access) return `organization ${access.org}`;
-  if ('user' in access) return `user ${access.user}`;
-  if ('team' in access) return `team ${access.team}`;
-  return `packages ${access.packages}`;
-}
-
 /** Refuse an operation without a well-formed access declaration (at registration: the server does not start). */
 export function assertAccessDeclared(op: ApiOperation, owner: string): void {
   const access = (op as Partial<ApiOperation>).access;

@@ -1,6 +1,7 @@
-import { ApiError, type Principal } from '@hearth/plugin-api';
+import { ApiError } from '@hearth/plugin-api';
 import type { KernelServices } from '../kernel-services';
 import type { OpenedRepo } from './issue-context';
+import { principalOf } from '../access/readable-repos';
 
 /**
  * The user ids of an API request's `assignee` and `assignees` (Gitea's
@@ -19,7 +20,7 @@ export async function resolveAssignees(deps: KernelServices, o: OpenedRepo, isPu
     if (!row || Number(row.type) !== 0) {
       throw ApiError.unprocessable(`user does not exist [name: ${name}]`, { errors: [{ field: 'assignees', message: `unknown user ${name}` }] });
     }
-    const principal: Principal = { user: deps.users.toInfo(row), method: 'internal', scopes: null, publicOnly: false };
+    const principal = principalOf(deps.users.toInfo(row));
     const unit = isPull ? 'pulls' : 'issues';
     const level = await deps.repos.access.unitPermission(o.r.repo, principal, unit, o.r.owner);
     if (!row.is_active || (level !== 'write' && level !== 'admin')) {

@@ -15,6 +15,7 @@ import { changeStateMutating, findReferences, moveLocked, mutateIssue, newPinAll
 import { issueEvents, type IssueEvents } from './issue-events';
 import { COMMENT_TYPE, recordIssueEvent, timelineTypeName } from './timeline';
 import { pushedCommits, type PushedCommit } from '../repos/pushed-commits';
+import { principalOf } from '../access/readable-repos';
 
 type IndexParams = RepoParams & { index: number };
 type IdParams = RepoParams & { id: number };
@@ -645,7 +646,7 @@ function tapClosingKeywords(deps: KernelServices, ctx: IssueContext, events: Iss
     const branch = `refs/heads/${repo.default_branch}`;
     const gitDir = repos.gitDir(repo.owner_name, repo.name);
     const actor = ev.actor;
-    const principal: Principal = { user: actor, method: 'internal', scopes: null, publicOnly: false };
+    const principal = principalOf(actor);
     for (const u of ev.updates) {
       if (u.ref !== branch || u.newId === ZERO_ID) continue;
       // Oldest first, so a later "reopens" wins over an earlier "closes".

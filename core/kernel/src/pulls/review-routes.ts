@@ -14,6 +14,7 @@ import type { PullRow } from './pull-store';
 import { actsAsAdmin } from '../access/policy';
 import { PULLS_READ, type OpenedBase, type PullService } from './pull-service';
 import { isOfficialReviewer, ruleForBranch } from './branch-protection-store';
+import { principalOf } from '../access/readable-repos';
 import {
   REVIEW_EVENT, REVIEW_TYPE, codeCommentsOf, loadRequestedReviewers, pendingReviewOf, reviewById, reviewCommentJsons, reviewJsons, reviewTypeOf,
   toReview, type ReviewLinks, type ReviewRow,
@@ -136,7 +137,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
   const official = async (o: OpenedBase, pull: PullRow, userId: number): Promise<boolean> => {
     const user = await users.byId(userId);
     if (!user) return false;
-    const perm = await repos.access.unitPermission(o.r.repo, { user: users.toInfo(user), method: 'internal', scopes: null, publicOnly: false }, 'code', o.r.owner);
+    const perm = await repos.access.unitPermission(o.r.repo, principalOf(users.toInfo(user)), 'code', o.r.owner);
     const hasWrite = perm === 'write' || perm === 'admin';
     const rule = await ruleForBranch(db, o.r.repo.id, pull.base_branch);
     return rule ? isOfficialReviewer(db, rule, userId, hasWrite) : hasWrite;
@@ -251,7 +252,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     for (const t of targets) {
       const latest = await latestReviewOf(item.issue.id, t.id);
       if (add) {
-        const perm = await repos.access.unitPermission(o.r.repo, { user: t.info, method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
+        const perm = await repos.access.unitPermission(o.r.repo, principalOf(t.info), 'pulls', o.r.owner);
         if (perm === 'none') throw ApiError.unprocessable(`reviewer cannot read the pull requests of this repository [name: ${t.info.name}]`);
         if (t.id === item.issue.poster_id) throw ApiError.unprocessable(`the poster of a pull request cannot be its reviewer [name: ${t.info.name}]`);
         const posterReRequest = doer.id === item.issue.poster_id && !!latest && latest.type !== REVIEW_TYPE.request;
@@ -327,7 +328,7 @@ export function reviewOperations(deps: KernelServices, svc: PullService): ApiOpe
     for (const id of ids) {
       const row = await users.byId(id);
       if (!row || row.type !== 0) continue;
-      const perm = await repos.access.unitPermission(repo, { user: users.toInfo(row), method: 'internal', scopes: null, publicOnly: false }, 'pulls', o.r.owner);
+      const perm = await repos.access.unitPermission(repo, principalOf(users.toInfo(row)), 'pulls', o.r.owner);
       if (perm !== 'none') out.push({ name: row.name.toLowerCase(), json: users.toApi(row, viewer) });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((x) => x.json);
