@@ -3,6 +3,8 @@
 // when their servers answer (HEARTH_TEST_MYSQL_URL / HEARTH_TEST_POSTGRES_URL, defaulting to this
 // machine's 127.0.0.1 services) — and end with one line "N passed, N failed".
 // Set HEARTH_TEST_DATABASES=sqlite (comma list) to choose; a database asked for by name must answer.
+// Suites whose subject is a client protocol or the browser (`*.client.test.ts`: apt, dnf, go, R,
+// cargo, chromium) run once, on SQLite: the database layer under them is what the other suites cover.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -48,7 +50,8 @@ async function main() {
     console.log(`\n=== test suite on ${name}${url ? ` (${url})` : ''} ===`);
     const output = path.join(RESULTS, `${name}.json`);
     fs.rmSync(output, { force: true });
-    const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...extraArgs], {
+    const clientSuitesOnce = name === 'sqlite' ? [] : ['--testPathIgnorePatterns', '\\.client\\.test\\.ts$'];
+    const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...clientSuitesOnce, ...extraArgs], {
       cwd: ROOT, stdio: 'inherit', env: { ...process.env, HEARTH_TEST_DATABASE_URL: url },
     });
     if (!fs.existsSync(output)) {
