@@ -19,7 +19,6 @@
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const lib = require('./lib');
@@ -30,29 +29,13 @@ const CRATES = 100;
 const WARMUP = 30;
 const TARGET_RATIO = 1.5;
 
-function tarEntry(name, content) {
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 100, 'utf8');
-  header.write('0000644\0', 100);
-  header.write('0000000\0', 108);
-  header.write('0000000\0', 116);
-  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
-  header.write('00000000000\0', 136);
-  header.write('        ', 148);
-  header.write('0', 156);
-  header.write('ustar\u000000', 257, 'latin1');
-  let sum = 0;
-  for (const b of header) sum += b;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return Buffer.concat([header, content, Buffer.alloc((512 - (content.length % 512)) % 512)]);
-}
 
 /** cargo's publish body: u32 LE JSON length, JSON, u32 LE crate length, a small .crate. */
 function publishBody(name, vers) {
   const dir = `${name}-${vers}`;
   const crate = zlib.gzipSync(Buffer.concat([
-    tarEntry(`${dir}/Cargo.toml`, Buffer.from(`[package]\nname = "${name}"\nversion = "${vers}"\n`)),
-    tarEntry(`${dir}/src/lib.rs`, Buffer.from(`pub fn v() -> &'static str { "${vers}" }\n`)),
+    lib.tarEntry(`${dir}/Cargo.toml`, Buffer.from(`[package]\nname = "${name}"\nversion = "${vers}"\n`)),
+    lib.tarEntry(`${dir}/src/lib.rs`, Buffer.from(`pub fn v() -> &'static str { "${vers}" }\n`)),
     Buffer.alloc(1024),
   ]));
   const json = Buffer.from(JSON.stringify({
@@ -66,24 +49,7 @@ function publishBody(name, vers) {
   return Buffer.concat([a, json, b, crate]);
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-function put(url, token, body) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = http.request(url, { method: 'PUT', agent, headers: { authorization: token, 'content-length': body.length } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        if (res.statusCode !== 200) reject(new Error(`publish answered ${res.statusCode}: ${Buffer.concat(chunks)}`));
-        else resolve(ms);
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 async function run() {
   const dir = lib.makeTempDir('hearth-bench-cargo-');
@@ -100,24 +66,18 @@ async function run() {
     });
     if (made.status !== 201) throw new Error(`creating the warm-up user answered ${made.status}: ${made.body}`);
     // The site admin may publish for any owner.
-    for (let i = 0; i < WARMUP; i++) await put(`${server.url}/api/packages/warmup/cargo/api/v1/crates/new`, token, publishBody(`warm-${i % 5}`, `0.0.${i}`));
+    for (let i = 0; i < WARMUP; i++) await lib.timedPut(`${server.url}/api/packages/warmup/cargo/api/v1/crates/new`, token, publishBody(`warm-${i % 5}`, `0.0.${i}`), 200);
 
     const fresh = [];
     for (let k = 0; k < SAMPLES; k++) {
-      const name = `fresh-${k}`;
-      const res = await lib.request(`${server.url}/api/v1/admin/users`, {
-        method: 'POST', headers: { authorization: basic },
-        body: { username: name, email: `${name}@example.com`, password: 'fresh-password-1', must_change_password: false },
-      });
-      if (res.status !== 201) throw new Error(`creating ${name} answered ${res.status}: ${res.body}`);
-      fresh.push(name);
+      fresh.push(await lib.createUser(server, basic, `fresh-${k}`));
     }
 
     const url = (who) => `${server.url}/api/packages/${who}/cargo/api/v1/crates/new`;
     const fill = [];
     const t0 = Date.now();
     for (let i = 0; i < FILL; i++) {
-      fill.push(await put(url(owner), token, publishBody(`bench-crate-${i % CRATES}`, `1.0.${Math.floor(i / CRATES)}`)));
+      fill.push(await lib.timedPut(url(owner), token, publishBody(`bench-crate-${i % CRATES}`, `1.0.${Math.floor(i / CRATES)}`), 200));
       if ((i + 1) % 250 === 0) process.stdout.write(`  ${i + 1} versions published\n`);
     }
     result.fillSeconds = (Date.now() - t0) / 1000;
@@ -125,8 +85,8 @@ async function run() {
     for (let i = 0; i < FILL; i += 100) result.p50PerHundredMs.push(Math.round(lib.median(fill.slice(i, i + 100)) * 10) / 10);
 
     for (let k = 0; k < SAMPLES; k++) {
-      const first = () => put(url(fresh[k]), token, publishBody(`new-crate-${k}`, '1.0.0'));
-      const later = () => put(url(owner), token, publishBody(`new-crate-${k}`, '1.0.0'));
+      const first = () => lib.timedPut(url(fresh[k]), token, publishBody(`new-crate-${k}`, '1.0.0'), 200);
+      const later = () => lib.timedPut(url(owner), token, publishBody(`new-crate-${k}`, '1.0.0'), 200);
       if (k % 2 === 0) {
         result.firstMs.push(await first());
         result.lastMs.push(await later());
@@ -146,7 +106,7 @@ async function run() {
     const lines = fs.readFileSync(path.join(clone, 'be', 'nc', 'bench-crate-7'), 'utf8').trim().split('\n').length;
     result.gitIndex = { commits, files: Number(execFileSync('git', ['ls-files'], { cwd: clone, encoding: 'utf8' }).trim().split('\n').length), linesOfBenchCrate7: lines };
   } finally {
-    agent.destroy();
+    lib.closeUploads();
     await lib.stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
   }

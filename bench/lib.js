@@ -9,9 +9,10 @@
  *
  * Every wait here is bounded by a deadline: a bench that hangs is worse than one that fails.
  */
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
@@ -330,7 +331,134 @@ function printVerdicts(verdicts, warnings = []) {
   for (const v of verdicts) console.log(`${v.line}: ${v.met ? 'met' : 'NOT met'}`);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shared by the package registry benchmarks: fixtures, timed uploads, an nginx baseline.
+// ---------------------------------------------------------------------------------------------
+
+/** One ustar header block + the padded content (bench fixtures: .deb, cookbooks, crates, R packages). */
+function tarEntry(name, content) {
+  const header = Buffer.alloc(512);
+  header.write(name, 0, 100, 'utf8');
+  header.write('0000644\0', 100);
+  header.write('0000000\0', 108);
+  header.write('0000000\0', 116);
+  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
+  header.write('00000000000\0', 136);
+  header.write('        ', 148);
+  header.write('0', 156);
+  header.write('ustar\u000000', 257, 'latin1');
+  let sum = 0;
+  for (const b of header) sum += b;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  return Buffer.concat([header, content, Buffer.alloc((512 - (content.length % 512)) % 512)]);
+}
+
+const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * PUT `body` to `url` over one kept-alive connection (uploads one after another, as a client
+ * would); resolves with the milliseconds it took; any status but `expected` throws.
+ */
+function timedPut(url, authorization, body, expected = 201) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const headers = { authorization, 'content-length': body.length };
+    const req = http.request(url, { method: 'PUT', agent: uploadAgent, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        if (res.statusCode === expected) return resolve(ms);
+        reject(new Error(`PUT ${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Close the kept-alive upload connection (at the end of a bench, before stopping the server). */
+function closeUploads() {
+  uploadAgent.destroy();
+}
+
+/** Create a user through the admin API (`authorization`: the admin's Basic credentials). */
+async function createUser(server, authorization, name, password = 'fresh-password-1') {
+  const res = await request(`${server.url}/api/v1/admin/users`, {
+    method: 'POST', headers: { authorization },
+    body: { username: name, email: `${name}@example.com`, password, must_change_password: false },
+  });
+  if (res.status !== 201) throw new Error(`creating ${name} answered ${res.status}: ${res.body}`);
+  return name;
+}
+
+function findNginx() {
+  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  try {
+    return execFileSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** nginx serving `root` statically (the baseline for file serving), its files under `dir`; stop it with child.kill(). */
+async function startNginx(binary, root, dir) {
+  const port = await freePort();
+  const conf = path.join(dir, 'nginx.conf');
+  fs.writeFileSync(conf, [
+    'daemon off;',
+    'worker_processes 1;',
+    `pid ${path.join(dir, 'nginx.pid')};`,
+    `error_log ${path.join(dir, 'error.log')} warn;`,
+    'events { worker_connections 256; }',
+    'http {',
+    '  access_log off;',
+    '  sendfile on;',
+    '  tcp_nopush on;',
+    `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi;` +
+      ` scgi_temp_path ${dir}/scgi;`,
+    '  default_type application/octet-stream;',
+    `  server { listen 127.0.0.1:${port}; root ${root}; }`,
+    '}',
+  ].join('\n'));
+  const child = spawn(binary, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`nginx did not listen: ${stderr}`);
+    await sleep(20);
+  }
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 module.exports = {
+  tarEntry,
+  timedPut,
+  closeUploads,
+  createUser,
+  findNginx,
+  freePort,
+  startNginx,
   printVerdicts,
   rowCopier,
   membershipInserts,

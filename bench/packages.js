@@ -16,9 +16,7 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
-const { spawn, execFileSync } = require('node:child_process');
 const lib = require('./lib');
 
 const FILE_MB = 100;
@@ -28,27 +26,7 @@ const TARGET_RSS_MB = 64;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function findNginx() {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  try {
-    return execFileSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Download `url` once, counting bytes (nothing kept). */
 function download(url, headers = {}) {
@@ -99,40 +77,6 @@ function upload(url, file, auth) {
   });
 }
 
-async function startNginx(binary, root, dir) {
-  const port = await freePort();
-  const conf = path.join(dir, 'nginx.conf');
-  fs.writeFileSync(conf, [
-    'daemon off;',
-    'worker_processes 1;',
-    `pid ${path.join(dir, 'nginx.pid')};`,
-    `error_log ${path.join(dir, 'error.log')} warn;`,
-    'events { worker_connections 256; }',
-    'http {',
-    '  access_log off;',
-    '  sendfile on;',
-    '  tcp_nopush on;',
-    `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;`,
-    '  default_type application/octet-stream;',
-    `  server { listen 127.0.0.1:${port}; root ${root}; }`,
-    '}',
-  ].join('\n'));
-  const child = spawn(binary, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`nginx did not listen: ${stderr}`);
-    await sleep(20);
-  }
-  return { child, url: `http://127.0.0.1:${port}` };
-}
 
 async function run() {
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'hearth-bench-packages-'));
@@ -174,9 +118,9 @@ async function run() {
     }
     result.rss = { beforeMb: lib.mb(before), peakMb: lib.mb(peak), growthMb: lib.mb(peak - before) };
 
-    const binary = findNginx();
+    const binary = lib.findNginx();
     if (binary) {
-      nginx = await startNginx(binary, wwwRoot, dir);
+      nginx = await lib.startNginx(binary, wwwRoot, dir);
       result.nginx = {};
       for (const clients of [1, 16]) {
         result.nginx[clients] = await measure(`${nginx.url}/payload.bin`, clients, ROUNDS[clients], size);

@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const BENCHMARKS = ['foundation', 'git-hosting', 'packages', 'cargo', 'orgs', 'issues', 'feeds', 'webhooks', 'pulls', 'branch-protection', 'push-mirrors', 'access'];
+const BENCHMARKS = ['foundation', 'git-hosting', 'packages', 'cargo', 'orgs', 'issues', 'feeds', 'webhooks', 'pulls', 'branch-protection', 'push-mirrors', 'access', 'rpm', 'cran-conda', 'go', 'swift-chef', 'debian'];
 const RESULTS_DIR = path.join(__dirname, 'results');
 
 function gitCommit() {

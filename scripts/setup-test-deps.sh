@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite's real clients need (`npm test` runs this first).
+# Installs the Debian packages the test suite's real clients and the benchmarks' baselines need
+# (`npm test` runs this first).
 # Idempotent: packages already installed are skipped, and apt is not touched when nothing is
 # missing. A client a test needs is never skipped silently: when this script cannot install it,
 # it fails and names what to install.
@@ -15,7 +16,11 @@ PACKAGES=(
   rpm          # RPM registry: rpmbuild builds test packages, rpmkeys checks signatures
   golang-go    # Go module proxy: go get / go mod download
   r-base-core  # CRAN registry: install.packages from the repository
+  conda-package-handling  # conda registry: cph builds .conda and .tar.bz2 test packages
+  ruby         # Chef registry: runs the mixlib-authentication signer (test/sign.rb)
   ruby-mixlib-authentication  # Chef registry: requests signed as knife signs them
+  openssl      # Alpine index signatures (openssl dgst -verify); the go client test's TLS front
+  nginx-light  # benchmarks: nginx serves the same bytes as the baseline (npm run bench)
 )
 
 missing=()

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { firstMatchingRule, ruleMatches, ruleRegex } from '../core/kernel/src/pulls/branch-protection-store';
+import { firstMatchingRule, ruleMatches, ruleRegex } from '../core/kernel/src/protection/branch-protection-store';
 
 type User = { name: string; password: string; id: number };
 let server: TestServer;

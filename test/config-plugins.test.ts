@@ -106,12 +106,16 @@ describe('plugin loading', () => {
 
   test('a disabled plugin is not loaded, even if it does not exist', async () => {
     const { config, baseDir } = withPlugins({ 'registry-nope': { enabled: false } });
-    expect((await loadPlugins(config, baseDir)).map((p) => p.plugin.name)).toEqual(['misc', 'generic', 'cargo']);
+    // The shipped defaults (config/default.json) load; the disabled one is skipped.
+    const enabled = Object.entries(config.plugins).filter(([, entry]) => entry.enabled).map(([name]) => name);
+    expect(enabled).toEqual(expect.arrayContaining(['misc', 'generic', 'cargo']));
+    expect(enabled).not.toContain('registry-nope');
+    expect((await loadPlugins(config, baseDir)).map((p) => p.plugin.name)).toEqual(enabled);
   });
 
   test('a plugin API range that does not match stops the start', async () => {
     const { config, baseDir } = withPlugins({ 'future-api': { package: path.join(FIXTURES, 'future-api') } });
-    await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.0.0');
+    await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.1.0');
   });
 
   test('a package that is not a plugin, or is listed under another name, stops the start', async () => {
@@ -183,5 +187,41 @@ describe('plugin loading', () => {
     } finally {
       await server.close();
     }
+  });
+
+  describe('services between plugins (provides / requires / optional)', () => {
+    const greeter = { package: path.join(FIXTURES, 'greeter') };
+    const user = { package: path.join(FIXTURES, 'greeting-user') };
+
+    test('a required service nobody provides stops the start, saying what to enable', async () => {
+      const { config, baseDir } = withPlugins({ 'greeting-user': user });
+      await expect(loadPlugins(config, baseDir)).rejects.toThrow(
+        'plugins.greeting-user: requires the service "greeter.greeting", which no enabled plugin provides; enable the plugin that provides it (usually plugins.greeter)',
+      );
+      const disabled = withPlugins({ 'greeting-user': user, greeter: { ...greeter, enabled: false } });
+      await expect(loadPlugins(disabled.config, disabled.baseDir)).rejects.toThrow(/requires the service "greeter.greeting"/);
+    });
+
+    test('the provider is applied first whatever the config order, and the consumer gets the implementation', async () => {
+      const { config, baseDir } = withPlugins({ 'greeting-user': user, greeter });
+      const order = (await loadPlugins(config, baseDir)).map((p) => p.plugin.name);
+      expect(order.indexOf('greeter')).toBeLessThan(order.indexOf('greeting-user'));
+      const server = await startServer({ plugins: { 'greeting-user': user, greeter } });
+      try {
+        const reply = await server.api('GET', '/greeting-user/ann');
+        expect(reply.status).toBe(200);
+        expect(reply.body.message).toBe('hello, ann');
+        // An optional service without a provider is undefined; one not declared at all is refused.
+        expect(reply.body.absent).toBe(true);
+        expect(reply.body.undeclared).toBe('plugin "greeting-user" uses the service "greeter.other" without listing it in "requires"');
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('two plugins providing the same service stop the start', async () => {
+      const { config, baseDir } = withPlugins({ greeter, 'greeter-twin': { package: path.join(FIXTURES, 'greeter-twin') } });
+      await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins: the service "greeter.greeting" is provided by both "greeter" and "greeter-twin"; disable one of them');
+    });
   });
 });

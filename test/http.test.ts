@@ -196,6 +196,20 @@ describe('observability', () => {
     expect(res.text).toContain('hearth_process_resident_memory_bytes');
   });
 
+  test('request log lines carry neither the query string nor a token in a package path', async () => {
+    const logLines: string[] = [];
+    const logged = await startServer({ log: { LEVEL: 'info', REQUESTS: true } }, { logLines });
+    try {
+      await logged.api('GET', '//api/packages/forge-admin/conda/t/secret-path-token/noarch/repodata.json');
+      await logged.api('GET', '/user?access_token=secret-query-token');
+      const requests = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+      expect(requests.map((entry) => entry.path)).toEqual(expect.arrayContaining(['/api/packages/forge-admin/conda/t/[redacted]/noarch/repodata.json', '/api/v1/user']));
+      expect(logLines.join('\n')).not.toMatch(/secret-path-token|secret-query-token/);
+    } finally {
+      await logged.close();
+    }
+  });
+
   test('avatar URLs answer with a generated image', async () => {
     const user = (await server.api('GET', '/users/forge-admin')).body;
     const res = await fetch(user.avatar_url);

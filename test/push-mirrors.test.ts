@@ -5,7 +5,7 @@ import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
 import { createTestDatabase, type TestDatabase } from './helpers/database';
 import { Hearth, deepMerge } from './helpers/kernel';
-import { formatGoDuration, parseGoDuration } from '../core/kernel/src/mirrors/duration';
+import { formatGoDuration, parseGoDuration } from '../plugins/push-mirrors/src/duration';
 import { SecretBox } from '../core/kernel/src/security/secret-box';
 
 // Two real servers: `source` (allowed to reach local networks, as a mirror to a neighbour needs)

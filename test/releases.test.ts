@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeRepoReleases, deleteOrphanAttachmentBlobs } from '@hearth/core/dist/releases/attachment-store';
+import { removeRepoAttachments, deleteOrphanAttachmentBlobs } from '@hearth/core/dist/attachments/attachment-store';
 import { startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
 
@@ -258,13 +258,17 @@ describe('release attachments', () => {
     await server.api('DELETE', `/repos/alice/files/releases/${draft.body.id}`, { token: aliceToken });
   });
 
-  test('removeRepoReleases deletes a repository\'s releases and attachments; orphaned blobs go after commit', async () => {
+  test('a repository\'s releases and attachments are deleted in a transaction; orphaned blobs go after commit', async () => {
     await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'doomed', auto_init: true } });
     const rel = await server.api('POST', '/repos/alice/doomed/releases', { token: aliceToken, body: { tag_name: 'v1' } });
     await upload(server, `/repos/alice/doomed/releases/${rel.body.id}/assets`, aliceToken, Buffer.from('doomed bytes'), 'd.txt');
     const repoId = (await server.api('GET', '/repos/alice/doomed')).body.id;
     const db = server.kernel.db;
-    const shas = await db.transaction((trx) => removeRepoReleases(trx, [repoId]));
+    // The releases plugin deletes its rows, the core the attachments (their repository.deleting taps).
+    const shas = await db.transaction(async (trx) => {
+      await trx('release').where('repo_id', repoId).delete();
+      return removeRepoAttachments(trx, [repoId]);
+    });
     expect(shas).toEqual([sha256(Buffer.from('doomed bytes'))]);
     expect(blobFiles(server.dataDir)).toHaveLength(1);
     await deleteOrphanAttachmentBlobs(db, server.kernel.config, shas);

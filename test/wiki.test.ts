@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { moveWiki, removeWiki, wikiDirOf } from '../core/kernel/src/wiki/wiki-store';
-import { fileOf, subUrlOf, titleFromParam, titleOfFile } from '../core/kernel/src/wiki/wiki-names';
+import { moveWiki, removeWiki, wikiDirOf } from '../plugins/wiki/src/wiki-store';
+import { fileOf, subUrlOf, titleFromParam, titleOfFile } from '../plugins/wiki/src/wiki-names';
 
 let server: TestServer;
 let alice: { name: string; password: string; id: number };

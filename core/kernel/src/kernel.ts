@@ -4,29 +4,26 @@ import express, { type Request, type Router } from 'express';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import {
-  ApiError,
   type ApiOperation,
-  type ForgeSettings,
   type HttpHelpers,
   type KernelHooks,
   type Logger,
   type PackageRouteOptions,
   type PluginCommand,
-  type PluginContext,
   type Principal,
   type RouteRegistrar,
-  type UserDirectory,
 } from '@hearth/plugin-api';
 import { loadConfig, type LoadConfigOptions, type LoadedConfig } from './config/load';
 import type { HearthConfig } from './config/types';
-import { withoutSecrets } from './config/secrets';
 import type { KernelServices } from './kernel-services';
 import { connect, resolveDatabase, type DatabaseTarget } from './db/connect';
 import { coreMigrations } from './db/core-migrations';
-import { migrateLatest } from './db/migrate';
+import { adoptKernelMigrations, migrateLatest } from './db/migrate';
 import { createHooks } from './hooks';
 import { kernelSchemas, type SchemaRegistry } from './schemas';
 import { loadPlugins, type LoadedPlugin } from './plugins/loader';
+import { PluginContexts } from './plugins/context';
+import { unservedUnits } from './plugins/builtin-features';
 import { resolvePrincipal, tapBuiltinAuth } from './auth/authenticate';
 import { grants } from './auth/scopes';
 import { TokenService, type ResolvedToken } from './auth/token-service';
@@ -36,7 +33,7 @@ import { userOperations } from './users/user-routes';
 import { adminUserOperations } from './users/admin-routes';
 import { RepoService } from './repos/repo-service';
 import { repoOperations } from './repos/repo-routes';
-import { readOnlyGitRouter, smartHttpRouter } from './repos/smart-http';
+import { smartHttpRouter } from './repos/smart-http';
 import { RepoTemplates } from './repos/templates';
 import { templateOperations } from './repos/template-routes';
 import { gitDataOperations } from './repos/git-data-routes';
@@ -48,21 +45,21 @@ import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { recordActivity } from './repos/activity';
 import { orgOperations } from './orgs/org-routes';
-import { assertNotLastOwner, removeUserMemberships } from './orgs/org-store';
+import { branchProtectionOperations } from './protection/branch-protection-routes';
+import { assertNotLastOwner, removeOrganization, removeUserMemberships } from './orgs/org-store';
 import { createPackageFramework } from './packages';
-import { releaseOperations } from './releases/release-routes';
-import { attachmentsRouter, tapRepositoryLifecycle as tapReleasesRepositoryLifecycle } from './releases/attachment-store';
+import { tapRepositoryLifecycle as tapAttachmentsRepositoryLifecycle } from './attachments/attachment-store';
+import { attachmentsRouter } from './attachments/download-router';
+import { attachmentService, type KernelAttachments } from './plugins/attachments';
+import { AttachedGitDirectories } from './repos/attached-git';
 import { tapRepositoryIssues } from './issues/issue-store';
+import { openIssueCounts } from './issues/issue-counts';
 import { tapRepositoryLabels } from './issues/label-templates';
 import { tapRepositoryLifecycle as tapPullsRepositoryLifecycle } from './pulls/pull-store';
-import { tapRepositoryLifecycle as tapWikiRepositoryLifecycle } from './wiki/wiki-store';
 import { issueOperations } from './issues/issue-routes';
-import { wikiOperations } from './wiki/wiki-routes';
 import { issueInteractionOperations } from './issues/interaction-routes';
 import { issueCatalogOperations } from './issues/catalog-routes';
 import { pullOperations } from './pulls/pull-routes';
-import { pushMirrorOperations } from './mirrors/push-mirror-routes';
-import { webhookOperations } from './webhooks/webhook-routes';
 import { notificationOperations } from './notifications/notification-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, withBoundedIntegers, type RegisteredOperation } from './http/operations';
@@ -74,7 +71,6 @@ import { avatarRouter } from './http/avatars';
 import { docsRouter } from './http/docs-page';
 import { API_VERSION_STRING } from './version';
 import { assertAccessDeclared, resolveAccess } from './access/operation-access';
-import { readableRepoIds } from './access/readable-repos';
 import { startLeftoverSweeps } from './maintenance/leftovers';
 import { tapDomainEvents } from './events/domain-events';
 
@@ -96,6 +92,10 @@ export async function openDatabase(config: HearthConfig, plugins: readonly Loade
     const applied = await migrateLatest(db, null, coreMigrations);
     if (applied.length) log.info({ migrations: applied }, 'kernel migrations applied');
     for (const { plugin } of plugins) {
+      if (plugin.adoptsKernelMigrations) {
+        const adopted = await adoptKernelMigrations(db, plugin.name, plugin.migrations ?? []);
+        if (adopted.length) log.info({ plugin: plugin.name, migrations: adopted }, 'migrations recorded by an earlier release moved to the plugin');
+      }
       const done = await migrateLatest(db, plugin.name, plugin.migrations ?? []);
       if (done.length) log.info({ plugin: plugin.name, migrations: done }, 'plugin migrations applied');
     }
@@ -122,7 +122,11 @@ export class Hearth {
   private readonly operations: RegisteredOperation[] = [];
   private readonly packageRouters = new Map<string, { owner: string; router: Router; options: PackageRouteOptions }>();
   private readonly rootRouters: Array<{ prefix: string; router: Router }> = [];
-  private readonly pluginCommands = new Map<string, Map<string, PluginCommand>>();
+  private readonly contexts: PluginContexts;
+  /** Git repositories plugins keep beside repositories (the wiki's), served by the smart HTTP transport. */
+  private readonly attachedGit = new AttachedGitDirectories();
+  /** The core's attachments (`ctx.attachments`). */
+  private readonly attachments: KernelAttachments;
   private server?: http.Server;
   private readonly rootUrlDerived: boolean;
 
@@ -138,13 +142,21 @@ export class Hearth {
     this.users = new UserService(db, this.hooks, config, credentials);
     this.tokens = new TokenService(db, credentials);
     this.repos = new RepoService(db, this.hooks, config, this.users);
+    for (const unit of unservedUnits(config, plugins)) this.repos.unservedUnits.add(unit);
     recordActivity(this.hooks, db, this.repos);
     this.hooks.user.deleting.tapPromise('hearth:organizations', async ({ user, trx }) => {
+      if (user.type === 1) return removeOrganization(trx, user.id);
       await assertNotLastOwner(trx, user.id);
       await removeUserMemberships(trx, user.id);
     });
     this.packages = createPackageFramework({
       db, hooks: this.hooks, config, users: this.users, repos: this.repos, http: this.httpHelpers(), log, authenticate: (req) => this.authenticate(req),
+    });
+    this.attachments = attachmentService(db, config);
+    this.contexts = new PluginContexts({
+      config, db, hooks: this.hooks, log, users: this.users, repos: this.repos, schemas: this.schemas, http: this.httpHelpers(),
+      packages: this.packages.services, authenticate: (req) => this.authenticate(req),
+      attachedGit: this.attachedGit, attachments: this.attachments,
     });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
@@ -177,37 +189,42 @@ export class Hearth {
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
       const repoDeps = { ...deps, repos: this.repos, templates };
-      [...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps), ...transferOperations(repoDeps), ...generateOperations(repoDeps)].forEach((op) => r.api(op));
+      [
+        ...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps),
+        ...transferOperations({ ...repoDeps, attached: this.attachedGit }), ...generateOperations(repoDeps),
+      ].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
-      r.root('/', smartHttpRouter({ repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }));
+      r.root('/', smartHttpRouter({
+        repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log, attached: this.attachedGit,
+      }));
       r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
     const services: KernelServices = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http, log: this.log };
     tapDomainEvents(services);
+    this.hooks.http.routes.tap('hearth:branch-protection', (r) => branchProtectionOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:organizations', (r) => orgOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
-    tapReleasesRepositoryLifecycle(this.hooks, this.db, this.config);
-    this.hooks.http.routes.tap('hearth:releases', (r) => {
-      releaseOperations(services).forEach((op) => r.api(op));
-      r.root('/', attachmentsRouter({ db: this.db, config: this.config, repos: this.repos, authenticate: (req) => this.authenticate(req) }));
+    tapAttachmentsRepositoryLifecycle(this.hooks, this.db, this.config);
+    this.hooks.http.routes.tap('hearth:attachments', (r) => {
+      r.root('/', attachmentsRouter({
+        db: this.db, config: this.config, repos: this.repos, users: this.users, authenticate: (req) => this.authenticate(req),
+        releaseCheck: () => this.attachments.releaseCheck(),
+      }));
     });
     tapRepositoryLabels(this.hooks, this.db, this.config);
     tapRepositoryIssues(this.hooks);
+    this.repos.addCounts(openIssueCounts(this.db));
     this.hooks.http.routes.tap('hearth:issues', (r) => {
       [...issueOperations(services), ...issueInteractionOperations(services), ...issueCatalogOperations(services)].forEach((op) => r.api(op));
     });
     tapPullsRepositoryLifecycle(this.hooks);
     this.hooks.http.routes.tap('hearth:pulls', (r) => pullOperations(services).forEach((op) => r.api(op)));
-    this.hooks.http.routes.tap('hearth:push-mirrors', (r) => pushMirrorOperations(services).forEach((op) => r.api(op)));
-    this.hooks.http.routes.tap('hearth:webhooks', (r) => webhookOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:notifications', (r) => notificationOperations(services).forEach((op) => r.api(op)));
-    tapWikiRepositoryLifecycle(this.hooks, (owner, repo) => this.repos.gitDir(owner, repo));
-    this.hooks.http.routes.tap('hearth:wiki', (r) => wikiOperations(services).forEach((op) => r.api(op)));
     startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
     for (const loaded of this.plugins) {
-      await loaded.plugin.apply(this.contextFor(loaded));
+      await loaded.plugin.apply(this.contexts.contextFor(loaded));
     }
     await this.collectRoutes();
     this.assembleApp();
@@ -297,7 +314,9 @@ export class Hearth {
     if (cached !== undefined) return cached;
     const principal = await resolvePrincipal(this.hooks, this.users, {
       method: req.method,
-      path: req.path,
+      // The whole path as the client sent it (not relative to a router's mount): signed-request
+      // schemes such as Chef's sign it.
+      path: req.originalUrl.split('?')[0],
       headers: req.headers,
       query: req.query as Record<string, unknown>,
     });
@@ -313,72 +332,6 @@ export class Hearth {
     };
   }
 
-  private forgeSettings(): ForgeSettings {
-    const config = this.config;
-    return {
-      get appName() { return config.server.APP_NAME; },
-      get appUrl() { return config.server.ROOT_URL; },
-      get dataDir() { return config.server.DATA_DIR; },
-      version: API_VERSION_STRING,
-      api: config.api,
-      get raw() { return withoutSecrets(config); },
-    };
-  }
-
-  private userDirectory(): UserDirectory {
-    const users = this.users;
-    return {
-      byName: async (name) => { const row = await users.byName(name); return row ? users.toInfo(row) : null; },
-      byId: async (id) => { const row = await users.byId(id); return row ? users.toInfo(row) : null; },
-      toApi: async (user, viewer) => {
-        const row = await users.byId(user.id);
-        if (!row) throw ApiError.notFound(`user does not exist [id: ${user.id}]`);
-        return users.toApi(row, viewer);
-      },
-      stats: () => users.stats(),
-    };
-  }
-
-  private contextFor({ plugin, settings }: LoadedPlugin): PluginContext {
-    const hooks = this.hooks;
-    const context: PluginContext = {
-      name: plugin.name,
-      settings: Object.freeze(settings),
-      hooks,
-      db: this.db,
-      log: this.log.child({ plugin: plugin.name }),
-      forge: this.forgeSettings(),
-      schemas: { add: (schema) => this.schemas.add(schema) },
-      users: this.userDirectory(),
-      http: this.httpHelpers(),
-      packages: this.packages.services,
-      emit: (event) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
-      git: {
-        readOnlyRouter: (locate) => readOnlyGitRouter({ config: this.config, authenticate: (req) => this.authenticate(req), log: this.log }, locate),
-      },
-      access: {
-        repository: async (ownerName, repoName, principal, need, unit) => {
-          const target = await resolveAccess({ repo: { need, unit } }, { owner: ownerName, repo: repoName }, principal, this.repos.access, this.users);
-          return target.repository!;
-        },
-        readableRepositoryIds: (principal) => readableRepoIds(this.db, principal),
-        ownerVisible: async (owner, principal) => {
-          const row = await this.users.byId(owner.id);
-          return row ? this.repos.access.ownerVisible(row, principal) : false;
-        },
-      },
-      commands: {
-        add: (command: PluginCommand) => {
-          if (!/^[a-z0-9][a-z0-9-]*$/.test(command.name)) throw new Error(`plugin "${plugin.name}": command name "${command.name}" must be kebab-case`);
-          const commands = this.pluginCommands.get(plugin.name) ?? new Map<string, PluginCommand>();
-          if (commands.has(command.name)) throw new Error(`plugin "${plugin.name}" registers the command "${command.name}" twice`);
-          this.pluginCommands.set(plugin.name, commands.set(command.name, command));
-        },
-      },
-    };
-    return Object.freeze(context);
-  }
-
   /** Every registered API operation with the plugin (or kernel area) that registered it. */
   get apiOperations(): readonly RegisteredOperation[] {
     return this.operations;
@@ -386,7 +339,7 @@ export class Hearth {
 
   /** The maintenance commands plugins registered (`hearth plugins run`), by plugin name. */
   commandsOf(pluginName: string): ReadonlyMap<string, PluginCommand> {
-    return this.pluginCommands.get(pluginName) ?? new Map();
+    return this.contexts.commandsOf(pluginName);
   }
 
   /** First run: HEARTH_ADMIN_USERNAME/PASSWORD/EMAIL create a site admin when none exists yet. */

@@ -7,8 +7,13 @@ import type {
   AsyncSeriesWaterfallHook,
 } from 'tapable';
 import type { Knex } from 'knex';
-import type { Router, Request } from 'express';
+import type { Router, Request, Response } from 'express';
 import type { ApiResponse } from './responses';
+import type { GitToolkit, OutboundNetwork, RepositoryDomain, RepositoryInfo, SecretSealer, UnitLevel } from './domain';
+import type { ServiceRef, ServiceRegistry } from './services';
+import type { PackageSigningKeys } from './package-signing';
+import type { AttachedGitDirectory } from './attached-git';
+import type { AttachmentService } from './attachments';
 
 /** A JSON Schema (draft-07 subset that ajv and Swagger 2.0 both understand). @public */
 export type JsonSchema = Record<string, unknown>;
@@ -71,6 +76,7 @@ export interface Principal {
 /** The parts of a request an authentication tap may look at. @public */
 export interface AuthRequest {
   method: string;
+  /** The full request path as the client sent it (percent-encoded, without the query), whatever router serves it. */
   path: string;
   headers: IncomingHttpHeaders;
   query: Record<string, unknown>;
@@ -348,12 +354,8 @@ export type OperationAccess =
   | { packages: 'read' | 'write'; param?: string };
 
 /** A repository as the access module resolved it for the caller. @public */
-export interface RepositoryTarget {
-  id: number;
-  name: string;
+export interface RepositoryTarget extends RepositoryInfo {
   owner: UserInfo;
-  isPrivate: boolean;
-  isArchived: boolean;
   /** The caller's repository-wide permission. */
   permission: { admin: boolean; push: boolean; pull: boolean };
 }
@@ -382,6 +384,8 @@ export interface AccessService {
   readableRepositoryIds(principal: Principal | null): Knex.QueryBuilder | null;
   /** Whether `principal` may see the owner (user or organization) and so its public repositories and packages. */
   ownerVisible(owner: UserInfo, principal: Principal | null): Promise<boolean>;
+  /** The caller's level on one unit of a repository (beyond what the operation declared). (API 2.1) */
+  unitLevel(repository: RepositoryTarget, principal: Principal | null, unit: RepoUnitName): Promise<UnitLevel>;
 }
 
 /** Paging derived from `page`/`limit` and the API settings (DEFAULT_PAGING_NUM, MAX_RESPONSE_ITEMS). @public */
@@ -463,6 +467,28 @@ export interface PackageRouteOptions {
    * retries with credentials, instead of 404. Unset: 404, as for an unknown owner. (API 1.1)
    */
   anonymousChallenge?: string | (() => string);
+  /**
+   * Answer the guard's own refusals (unknown or invisible owner 404, missing token scope 403,
+   * bad credentials or a needed login 401) in the format's clients' shape, e.g. a `text/plain`
+   * 404 for go or `application/problem+json` for SwiftPM. Headers the refusal carries
+   * (`WWW-Authenticate`) are already set on `res`; return true when the response was sent,
+   * false for the kernel's JSON error. Errors of the format's own router are its own. (API 2.1)
+   */
+  renderError?(error: { status: number; message: string }, req: Request, res: Response): boolean;
+  /**
+   * Credentials carried in the path, for clients that put the token in the URL (conda's
+   * `/t/<token>/…`): given the path under the mount (e.g. `/t/abc/main/noarch/repodata.json`),
+   * return the token and the path without it (`/main/noarch/repodata.json`), or undefined. The
+   * guard then authenticates with the token as if sent as `Authorization: token <token>` (a bad
+   * one is a 401) and the router sees the shortened path. (API 2.1)
+   */
+  credentialsFromPath?(path: string): { token: string; path: string } | undefined;
+  /**
+   * Single paths beside the mount served by the same router behind the same guard: a suffix
+   * `.repo` serves `/api/packages/{owner}/<type>.repo` as the router's `/.repo` (e.g. Gitea's
+   * `rpm.repo` for `dnf config-manager --add-repo`). Each suffix starts with `.` or `-`. (API 2.1)
+   */
+  siblingPaths?: readonly string[];
 }
 
 /** Passed to `http.routes` taps. @public */
@@ -649,6 +675,36 @@ export interface PackageRegistry {
    * `<level>:package`, 401/403 for `write` without permission. (API 1.1)
    */
   ownerAccess(ownerName: string, principal: Principal | null, level?: ScopeLevel): Promise<PackageAccess>;
+  /** Per-owner signing keys for formats that sign their indexes (API 2.1). */
+  readonly signingKeys: PackageSigningKeys;
+  /**
+   * Stream an upload body to a private temporary file (under the data directory's
+   * `packages/tmp/upload-*`, which the leftover sweeper clears after a crash) while hashing it,
+   * for formats that must read a file before storing it (random access, several passes). More
+   * than `maxBytes` is a 413 (before reading, when `body` is the request and its Content-Length
+   * says so); the caller must `cleanup()` (idempotent) when done, e.g. in `finally`. (API 2.1)
+   */
+  spool(body: Readable, options: PackageSpoolOptions): Promise<SpooledPackageFile>;
+}
+
+/** Options of `PackageRegistry.spool`. (API 2.1) @public */
+export interface PackageSpoolOptions {
+  /** The most bytes accepted; more is refused with 413. */
+  maxBytes: number;
+  /** The 413 message (default: `the upload is larger than <maxBytes> bytes`). */
+  tooLarge?: string;
+  /** When set, an empty body is refused with 400 and this message. */
+  empty?: string;
+}
+
+/** An upload body spooled by `PackageRegistry.spool`. (API 2.1) @public */
+export interface SpooledPackageFile {
+  /** The temporary file (read it, stream it to `upload`); removed by `cleanup`. */
+  path: string;
+  size: number;
+  hashes: PackageHashes;
+  /** Remove the temporary file; safe to call more than once. */
+  cleanup(): Promise<void>;
 }
 
 /**
@@ -667,6 +723,8 @@ export interface GitHosting {
    * Mount it with `RouteRegistrar.root` (path parameters of the prefix reach `req.params`).
    */
   readOnlyRouter(locate: (req: Request, principal: Principal | null) => Promise<string>): Router;
+  /** Serve a git repository kept beside every repository (e.g. the wiki) with the repository's access; see AttachedGitDirectory. (API 2.1) */
+  serveAttached(directory: AttachedGitDirectory): void;
 }
 
 /** A maintenance command of a plugin, run with `hearth plugins run <plugin> <command> [args…]`. (API 1.1) @public */
@@ -707,12 +765,22 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly packages: PackageRegistry;
   /** Emit a forge event through `webhook.emit`. */
   emit(event: Omit<ForgeEvent, 'occurredAt'>): Promise<void>;
-  /** Serve plugin-maintained bare git repositories read-only over smart HTTP. (API 1.1) */
-  readonly git: GitHosting;
+  /** git plumbing over bare repositories (API 2.1), and serving plugin-maintained ones read-only over smart HTTP (API 1.1). */
+  readonly git: GitHosting & GitToolkit;
   /** The forge's access rule, for routers outside `/api/v1` and for lists. (API 1.2) */
   readonly access: AccessService;
   /** Maintenance commands for `hearth plugins run <plugin> <command>`; register them in `apply()`. (API 1.1) */
   readonly commands: { add(command: PluginCommand): void };
+  /** Repositories as the core owns them: lookups, git directories, JSON, ref updates, counts. (API 2.1) */
+  readonly repositories: RepositoryDomain;
+  /** Outbound requests through the allow-list (SSRF guard). (API 2.1) */
+  readonly outbound: OutboundNetwork;
+  /** Encryption at rest for the secrets of `purpose` (a plugin-chosen name, e.g. `webhook-secrets`). (API 2.1) */
+  secrets(purpose: string): SecretSealer;
+  /** Services other plugins provide, and this plugin's own (see `provides`, `requires`, `optional`). (API 2.1) */
+  readonly services: ServiceRegistry;
+  /** Attachments (files of releases…), stored and served by the core. (API 2.1) */
+  readonly attachments: AttachmentService;
 }
 
 /** One schema migration of a plugin. Names sort in the order they run. @public */
@@ -735,11 +803,29 @@ export interface HearthPlugin<Settings = any> {
   /** Semver range of PLUGIN_API_VERSION this plugin works with, e.g. `^1.0.0`. */
   apiVersion: string;
   description?: string;
-  /** Other plugins that must be enabled and applied first. */
-  requires?: string[];
+  /**
+   * What must be enabled and applied first: plugin names, and service refs some enabled plugin
+   * `provides` (the loader names the plugin to enable when none does).
+   */
+  requires?: Array<string | ServiceRef<unknown>>;
+  /** Services this plugin uses when some enabled plugin provides them (applied first if so). (API 2.1) */
+  optional?: Array<ServiceRef<unknown>>;
+  /** Services this plugin provides with `ctx.services.provide` in `apply`. (API 2.1) */
+  provides?: Array<ServiceRef<unknown>>;
+  /**
+   * Repository units this plugin serves (`issues`, `pulls`, `wiki`, `releases`…): while it is
+   * disabled, repositories report those units off. (API 2.1)
+   */
+  units?: RepoUnitName[];
   /** JSON Schema of `settings`; validated at start with defaults applied. */
   settingsSchema?: JsonSchema;
   /** Run in order at start and by `hearth migrate`, tracked per plugin. */
   migrations?: PluginMigration[];
+  /**
+   * For features that moved out of the kernel: their migrations were recorded in the kernel's
+   * migration table by earlier releases. The loader moves those rows to this plugin's table
+   * (atomically, idempotently) before migrating, so that existing databases keep working. (API 2.1)
+   */
+  adoptsKernelMigrations?: boolean;
   apply(ctx: PluginContext<Settings>): void | Promise<void>;
 }

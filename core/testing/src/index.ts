@@ -6,3 +6,4 @@ export { ADMIN, startServer, type CallOptions, type Reply, type StartOptions, ty
 export { createTestDatabase, type TestDatabase } from './database';
 export { cloneUrl, gitSandbox, type GitRun } from './git';
 export { waitFor } from './wait';
+export { mustSucceed, runCommand, type CommandOptions, type CommandResult } from './command';

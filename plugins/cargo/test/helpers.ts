@@ -1,31 +1,16 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import zlib from 'node:zlib';
+import { runCommand, type CommandOptions } from '@hearth/testing';
+import { tarFile } from '@hearth/package-kit';
 
 /** Shared by the cargo tests and the cargo bench: crate bodies, publish bodies, and running the real cargo. */
 export const sha256 = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
 
 /** One ustar header block + the padded content. */
-export function tarEntry(name: string, content: Buffer, type = '0'): Buffer {
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 100, 'utf8');
-  header.write('0000644\0', 100);
-  header.write('0000000\0', 108);
-  header.write('0000000\0', 116);
-  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
-  header.write('00000000000\0', 136);
-  header.write('        ', 148);
-  header.write(type, 156);
-  header.write('ustar\u000000', 257, 'latin1');
-  let sum = 0;
-  for (const b of header) sum += b;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const pad = Buffer.alloc((512 - (content.length % 512)) % 512);
-  return Buffer.concat([header, content, pad]);
-}
+export const tarEntry = (name: string, content: Buffer, type = '0'): Buffer => tarFile(name, content, { type });
 
 /** A .crate: a gzip'd tar with everything under `<name>-<version>/`. */
 export function makeCrate(name: string, vers: string, dir = `${name}-${vers}`): Buffer {
@@ -53,24 +38,8 @@ export function publishBody(meta: unknown, crate: Buffer, json = Buffer.from(JSO
   return Buffer.concat([a, json, b, crate]);
 }
 
-export function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+export const run = (cmd: string, args: string[], options: CommandOptions & { cwd: string; env: NodeJS.ProcessEnv }) =>
+  runCommand(cmd, args, { timeoutMs: 120_000, ...options });
 
 export async function cargoAvailable(): Promise<boolean> {
   try {
@@ -122,6 +91,4 @@ export function cargoSandbox(
 }
 
 /** Throw with cargo's output unless the run succeeded. */
-export function mustSucceed(r: { code: number | null; stdout: string; stderr: string }, what: string): void {
-  if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-}
+export { mustSucceed } from '@hearth/testing';

@@ -57,10 +57,7 @@ export async function resolveAccess(access: OperationAccess, params: Record<stri
     target.resolvedRepo = resolved;
     target.ownerRow = resolved.owner;
     target.owner = owner;
-    target.repository = {
-      id: resolved.repo.id, name: resolved.repo.name, owner, isPrivate: Boolean(resolved.repo.is_private), isArchived: Boolean(resolved.repo.is_archived),
-      permission: resolved.permission,
-    };
+    target.repository = { ...resolved.repo.toInfo(resolved.gitDir), owner, permission: resolved.permission };
   } else if ('org' in access) {
     target.ownerRow = await policy.resolveOrg(first, principal, access.org);
     target.owner = users.toInfo(target.ownerRow);

@@ -2,13 +2,11 @@ import type { Knex } from 'knex';
 import type { PluginMigration } from '@hearth/plugin-api';
 import { orgMigrations } from '../orgs/migrations';
 import { packageMigrations } from '../packages/migrations';
-import { releaseMigrations } from '../releases/migrations';
+import { attachmentMigrations } from '../attachments/migrations';
 import { issueMigrations } from '../issues/migrations';
 import { issueInteractionMigrations } from '../issues/interaction-migrations';
 import { issueCatalogMigrations } from '../issues/catalog-migrations';
 import { pullMigrations } from '../pulls/migrations';
-import { mirrorMigrations } from '../mirrors/migrations';
-import { webhookMigrations } from '../webhooks/migrations';
 import { notificationMigrations } from '../notifications/migrations';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
@@ -200,12 +198,10 @@ export const coreMigrations: PluginMigration[] = [
   },
   ...orgMigrations,
   ...packageMigrations,
-  ...releaseMigrations,
+  ...attachmentMigrations,
   ...issueMigrations,
   ...issueInteractionMigrations,
   ...issueCatalogMigrations,
   ...pullMigrations,
-  ...mirrorMigrations,
-  ...webhookMigrations,
   ...notificationMigrations,
 ];

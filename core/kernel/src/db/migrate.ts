@@ -28,6 +28,39 @@ export function migrationsTable(owner: string | null): string {
 export async function migrateLatest(db: Knex, owner: string | null, list: readonly PluginMigration[]): Promise<string[]> {
   if (list.length === 0) return [];
   const tableName = migrationsTable(owner);
-  const [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(list), tableName })) as [number, string[]];
+  // Rows of migrations that moved to a plugin stay in the kernel's table while that plugin is
+  // disabled (adoptKernelMigrations moves them when it is enabled): not a corrupt list.
+  const config = { migrationSource: new ListSource(list), tableName, disableMigrationsListValidation: owner === null };
+  const [, applied] = (await db.migrate.latest(config)) as [number, string[]];
   return applied;
+}
+
+/**
+ * A feature that moved out of the kernel into a plugin takes its migrations' rows with it: rows of
+ * `list` recorded in the kernel's table by earlier releases move to the plugin's table, in one
+ * transaction, so that its migrations are not run a second time. Idempotent; returns the names moved.
+ */
+export async function adoptKernelMigrations(db: Knex, owner: string, list: readonly PluginMigration[]): Promise<string[]> {
+  const kernelTable = migrationsTable(null);
+  const names = list.map((m) => m.name);
+  if (names.length === 0 || !(await db.schema.hasTable(kernelTable))) return [];
+  const rows: Array<{ name: string; batch: number; migration_time: unknown }> = await db(kernelTable).whereIn('name', names).select('name', 'batch', 'migration_time');
+  if (rows.length === 0) return [];
+  const tableName = migrationsTable(owner);
+  // The same columns knex gives its migration tables, so that knex takes this one as its own.
+  if (!(await db.schema.hasTable(tableName))) {
+    await db.schema.createTable(tableName, (t) => {
+      t.increments();
+      t.string('name');
+      t.integer('batch');
+      t.timestamp('migration_time');
+    });
+  }
+  await db.transaction(async (trx) => {
+    const present = new Set((await trx(tableName).whereIn('name', names).select('name')).map((r: { name: string }) => r.name));
+    const missing = rows.filter((r) => !present.has(r.name));
+    if (missing.length) await trx(tableName).insert(missing.map((r) => ({ name: r.name, batch: r.batch, migration_time: r.migration_time })));
+    await trx(kernelTable).whereIn('name', rows.map((r) => r.name)).delete();
+  });
+  return rows.map((r) => r.name);
 }

@@ -18,18 +18,4 @@ export async function withConflictRetry<T>(work: () => Promise<T>, attempts = 4)
   }
 }
 
-/** Runs tasks with the same key one after another (in this process); different keys run freely. */
-export class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.catch(() => undefined).then(task);
-    const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
+export { KeyedQueue } from '@hearth/plugin-api';

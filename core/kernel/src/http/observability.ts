@@ -32,10 +32,18 @@ export class HttpMetrics {
 
 const INCOMING_ID = /^[\w.-]{1,64}$/;
 
+/** A package format's token in the path (conda's `/api/packages/{owner}/conda/t/<token>/…`). */
+const PATH_TOKEN = /^(\/api\/packages\/[^/]+\/[^/]+)\/t\/[^/]+/;
+
+/** The path as logged: never the query string nor a token carried in the path. */
+export function loggedPath(originalUrl: string): string {
+  return originalUrl.split('?')[0].replace(PATH_TOKEN, '$1/t/[redacted]');
+}
+
 /**
  * Gives each request an id (a well-formed incoming X-Request-Id is kept, so ids follow a request
  * through proxies), a child logger carrying it, and on completion one log line and the metrics.
- * The logged path never includes the query string: it may carry a token.
+ * The logged path never includes the query string or a path token: they may carry a credential.
  */
 export function requestContext(log: Logger, metrics: HttpMetrics | null, logRequests: boolean): RequestHandler {
   return (req, res, next) => {
@@ -52,7 +60,7 @@ export function requestContext(log: Logger, metrics: HttpMetrics | null, logRequ
       const route = (res.locals.route as string | undefined) ?? 'unmatched';
       metrics?.observe(req.method, route, res.statusCode, seconds);
       if (logRequests) {
-        log.info({ requestId, method: req.method, path: req.originalUrl.split('?')[0], route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+        log.info({ requestId, method: req.method, path: loggedPath(req.originalUrl), route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }
     });
     next();

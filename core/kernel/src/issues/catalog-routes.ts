@@ -10,7 +10,7 @@ import { nowUnix, type UserRow } from '../users/models';
 import { issueContext, list, parseTime, type IssueContext, type RepoParams } from './issue-context';
 import { inTransaction, labelColor, labelPatch, toIssue, toLabel, toMilestone, type IssueRow, type LabelBody, type LabelRow } from './issue-store';
 import { labelTemplatesFor } from './label-templates';
-import { removeOrgLabels } from './org-labels';
+import { dropOrgLabelsFromRepo, removeOrgLabels } from './org-labels';
 import { documentItemToColumns, milestonesToDocument, validateMilestoneDocument, type MilestoneDocumentItem } from './milestone-document';
 import { REVIEW_TYPE } from '../pulls/review-store';
 
@@ -41,10 +41,11 @@ export function issueCatalogOperations(deps: KernelServices): ApiOperation[] {
 }
 
 /** An organization's labels go with it (and off the issues that carry them). */
-function tapOrgLabelCleanup({ hooks }: KernelServices): void {
+function tapOrgLabelCleanup({ hooks, db }: KernelServices): void {
   if (hooks.user.deleting.taps.some((t) => t.name === 'hearth:org-labels')) return;
-  // DELETE /orgs/{org} calls removeOrgLabels itself; this covers an organization removed as a user.
   hooks.user.deleting.tapPromise('hearth:org-labels', async ({ user, trx }) => removeOrgLabels(trx, user.id));
+  // The old organization's labels are not usable in the repository's new home: off its issues they go.
+  hooks.repository.transferred.tapPromise('hearth:org-labels', ({ repositoryId, oldOwnerId }) => dropOrgLabelsFromRepo(db, repositoryId, oldOwnerId));
 }
 
 // --- organization labels ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { repoOf } from '../access/operation-access';
 import { ZERO_ID } from '../repos/git';
 import { withConflictRetry } from '../db/retry';
 import { isUniqueViolation } from '../db/errors';
-import { attachmentToApi, type AttachmentRow } from '../releases/attachment-store';
+import { attachmentToApi, type AttachmentRow } from '../attachments/attachment-store';
 import { nowUnix, unixToIso } from '../users/models';
 import { INDEX_PARAMS, ID_PARAMS, issueContext, list, parseTime, type IssueContext, type OpenedRepo, type RepoParams } from './issue-context';
 import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRow } from './issue-store';

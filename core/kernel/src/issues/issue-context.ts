@@ -5,7 +5,7 @@ import type { ResolvedRepo, UnitAccess } from '../repos/repo-service';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import { repoOf } from '../access/operation-access';
 import { unixToIso } from '../users/models';
-import { AttachmentStore, attachmentToApi, type AttachmentRow } from '../releases/attachment-store';
+import { AttachmentStore, attachmentToApi, type AttachmentRow } from '../attachments/attachment-store';
 import { pullsByIssueIds, type PullRow } from '../pulls/pull-store';
 import { toComment, toIssue, toLabel, toMilestone, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow } from './issue-store';
 

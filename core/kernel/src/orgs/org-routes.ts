@@ -9,7 +9,6 @@ import { actsAsAdmin } from '../access/policy';
 import { ownerOf, repoOf, teamOf } from '../access/operation-access';
 import { principalOf, readableRepoIds } from '../access/readable-repos';
 import type { OrgDeps } from './org-deps';
-import { removeOrgLabels } from '../issues/org-labels';
 import {
   ACCESS_MODES, OWNER_MODE, TEAM_UNITS, createOrg, insertId, isOrgMember, isOrgOwner, isOwnersTeam, maxTeamMode, normalizeTeam,
   canCreateOrgRepo, syncOrgUsers, teamById, type CreateOrgInput, type TeamRow,
@@ -202,15 +201,8 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
         const org = ownerOf(req);
         const owned = await repos.query().where('owner_id', org.id).resultSize();
         if (owned > 0) throw ApiError.unprocessable(`organization still owns ${owned} repositories; delete or transfer them first`);
-        await db.transaction(async (trx) => {
-          await trx('team_repos').where('org_id', org.id).delete();
-          await trx('team_users').where('org_id', org.id).delete();
-          await trx('teams').where('org_id', org.id).delete();
-          await trx('org_users').where('org_id', org.id).delete();
-          await trx('org_settings').where('org_id', org.id).delete();
-          await removeOrgLabels(trx, org.id);
-          await trx('users').where('id', org.id).delete();
-        });
+        // An organization is an account: its deletion runs the same hooks (packages refuse, features clean up).
+        await users.delete(org, false, req.principal!.user);
         return noContent();
       },
     },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError } from '@hearth/plugin-api';
+import { ApiError, insertId } from '@hearth/plugin-api';
 import { isUniqueViolation } from '../db/errors';
 import { UserRow, VISIBILITY_NAMES, nowUnix } from '../users/models';
 import { assertValidUserName } from '../users/names';
@@ -94,6 +94,15 @@ export async function assertNotLastOwner(trx: Db, userId: number): Promise<void>
   }
 }
 
+/** Call inside the deletion transaction of an organization: its teams, their seats and repositories, members and settings. */
+export async function removeOrganization(trx: Db, orgId: number): Promise<void> {
+  await trx('team_repos').where('org_id', orgId).delete();
+  await trx('team_users').where('org_id', orgId).delete();
+  await trx('teams').where('org_id', orgId).delete();
+  await trx('org_users').where('org_id', orgId).delete();
+  await trx('org_settings').where('org_id', orgId).delete();
+}
+
 /** Call inside the user-deletion transaction (purge): memberships, team seats and collaborations of the user. */
 export async function removeUserMemberships(trx: Db, userId: number): Promise<void> {
   await trx('team_users').where('uid', userId).delete();
@@ -134,12 +143,11 @@ export async function createOrg(db: Knex, input: CreateOrgInput, ownerId: number
         created_unix: now, updated_unix: now,
       } as Partial<UserRow>);
       await trx('org_settings').insert({ org_id: org.id, repo_admin_change_team_access: input.repo_admin_change_team_access ?? false });
-      const [team] = await trx('teams').insert({
+      const teamId = await insertId(trx, 'teams', {
         org_id: org.id, lower_name: OWNERS_TEAM.toLowerCase(), name: OWNERS_TEAM, description: '', authorize: OWNER_MODE,
         includes_all_repositories: true, can_create_org_repo: true, units_map: JSON.stringify(Object.fromEntries(TEAM_UNITS.map((u) => [u, 'owner']))),
         created_unix: now, updated_unix: now,
-      }, ['id']);
-      const teamId = typeof team === 'object' ? Number((team as { id: number }).id) : Number(team);
+      });
       await trx('team_users').insert({ org_id: org.id, team_id: teamId, uid: ownerId });
       await trx('org_users').insert({ org_id: org.id, uid: ownerId, is_public: false });
       return org;
@@ -150,9 +158,4 @@ export async function createOrg(db: Knex, input: CreateOrgInput, ownerId: number
   }
 }
 
-/** Insert a row and return its id on all three databases. */
-export async function insertId(trx: Db, table: string, row: Record<string, unknown>): Promise<number> {
-  // MySQL has no RETURNING: its driver reports the new id by itself (knex warns when asked for one).
-  const [res] = trx.client.config.client === 'mysql2' ? await trx(table).insert(row) : await trx(table).insert(row, ['id']);
-  return typeof res === 'object' ? Number((res as { id: number }).id) : Number(res);
-}
+export { insertId };

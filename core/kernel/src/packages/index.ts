@@ -33,20 +33,58 @@ export function createPackageFramework(deps: PackageDeps) {
   const services = new PackageService(deps, blobs, settings);
   services.tapOwnerDeletion(deps.hooks);
 
-  /** Before every format router: authenticate, then the owner, the token scope and the permission for the method (ownerAccess). */
+  /**
+   * Before every format router: take credentials from the path (credentialsFromPath),
+   * authenticate, then the owner, the token scope and the permission for the method
+   * (ownerAccess). Refusals go to the format's renderError when it answers them.
+   */
   function guard(options: PackageRouteOptions) {
-    return async (req: Request, _res: Response, next: NextFunction) => {
-      const principal = await deps.authenticate(req);
-      const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
-      const access = await services.ownerAccess(String(req.params.owner), principal, level).catch((err: unknown) => {
-        // A client that only sends credentials when challenged (cargo) is told to, as Gitea does.
-        if (!principal && options.anonymousChallenge && isApiError(err) && err.status === 404) {
-          throw new ApiError(401, 'authentication required', undefined, { 'WWW-Authenticate': typeof options.anonymousChallenge === 'function' ? options.anonymousChallenge() : options.anonymousChallenge });
+    return async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const fromPath = options.credentialsFromPath?.(req.path);
+        if (fromPath) {
+          const query = req.url.indexOf('?');
+          req.url = `${fromPath.path}${query >= 0 ? req.url.slice(query) : ''}`;
+          req.headers.authorization = `token ${fromPath.token}`;
+        }
+        const principal = await deps.authenticate(req);
+        const level = options.levelFor?.(req.method, req.path) ?? levelForMethod(req.method);
+        const access = await services.ownerAccess(String(req.params.owner), principal, level).catch((err: unknown) => {
+          // A client that only sends credentials when challenged (cargo) is told to, as Gitea does.
+          if (!principal && options.anonymousChallenge && isApiError(err) && err.status === 404) {
+            const challenge = typeof options.anonymousChallenge === 'function' ? options.anonymousChallenge() : options.anonymousChallenge;
+            throw new ApiError(401, 'authentication required', undefined, { 'WWW-Authenticate': challenge });
+          }
+          throw err;
+        });
+        services.setAccess(req, access);
+      } catch (err) {
+        if (options.renderError && isApiError(err) && !res.headersSent) {
+          if (err.headers) res.set(err.headers);
+          if (options.renderError({ status: err.status, message: err.message }, req, res)) return;
         }
         throw err;
-      });
-      services.setAccess(req, access);
+      }
       next();
+    };
+  }
+
+  /**
+   * `/api/packages/:owner/<type><suffix>` (siblingPaths): the format's router sees `/<suffix>`;
+   * anything below it is not this mount's.
+   */
+  function sibling(suffix: string, handlers: Array<(req: Request, res: Response, next: NextFunction) => unknown>) {
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (req.path !== '/') return next();
+      const original = req.url;
+      const query = original.indexOf('?');
+      req.url = `/${suffix}${query >= 0 ? original.slice(query) : ''}`;
+      const restore = (err?: unknown) => {
+        req.url = original;
+        next(err);
+      };
+      const [first, second] = handlers;
+      return Promise.resolve(first(req, res, (err?: unknown) => (err ? restore(err) : second(req, res, restore)))).catch(restore);
     };
   }
 
@@ -130,7 +168,13 @@ export function createPackageFramework(deps: PackageDeps) {
     },
     mount(app: Express, routers: ReadonlyMap<string, { owner: string; router: Router; options: PackageRouteOptions }>): void {
       if (!settings.ENABLED) return;
-      for (const [type, { router, options }] of routers) app.use(`/api/packages/:owner/${type}`, guard(options), router);
+      for (const [type, { router, options }] of routers) {
+        for (const suffix of options.siblingPaths ?? []) {
+          if (!/^[.-][A-Za-z0-9._-]+$/.test(suffix)) throw new Error(`package type "${type}": sibling path "${suffix}" must start with . or -`);
+          app.use(`/api/packages/:owner/${type}${suffix}`, sibling(suffix, [guard(options), router]));
+        }
+        app.use(`/api/packages/:owner/${type}`, guard(options), router);
+      }
     },
   };
 }

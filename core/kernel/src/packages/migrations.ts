@@ -61,4 +61,23 @@ export const packageMigrations: PluginMigration[] = [
       await db.schema.dropTable('package_blob');
     },
   },
+  {
+    // Per-owner signing keys of the formats that sign their indexes (signing-keys.ts); the private key is sealed.
+    name: '0007_package_signing_keys',
+    async up(db: Knex) {
+      await db.schema.createTable('package_signing_keys', (t) => {
+        t.increments('id').primary();
+        t.integer('owner_id').notNullable();
+        t.string('format', 64).notNullable();
+        t.string('algorithm', 32).notNullable();
+        t.text('public_key').notNullable();
+        t.text('private_key_sealed').notNullable();
+        t.bigInteger('created_unix').notNullable();
+        t.unique(['owner_id', 'format', 'algorithm']);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.dropTable('package_signing_keys');
+    },
+  },
 ];

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import semver from 'semver';
@@ -9,6 +11,8 @@ import {
   type PackageDownload,
   type PackageFileInfo,
   type PackageRegistry,
+  type PackageSpoolOptions,
+  type SpooledPackageFile,
   type PackageUpload,
   type PackageVersionInfo,
 } from '@hearth/plugin-api';
@@ -18,6 +22,8 @@ import { nowUnix } from '../users/models';
 import type { PackageDeps } from './package-deps';
 import { assertPackageWrite } from '../access/policy';
 import type { BlobStore } from '../storage/blob-store';
+import { stageToTempFile, uploadTempDir } from '../storage';
+import { PackageSigningKeyService } from './signing-keys';
 
 /** The [packages] settings (Gitea's names; -1 means unlimited). */
 export interface PackageSettings {
@@ -83,12 +89,15 @@ async function insertOrNull(trx: Knex.Transaction, table: string, row: Record<st
 /** The framework's service: tables, blobs, quotas and the `package.published` hook. */
 export class PackageService implements PackageRegistry {
   private readonly accesses = new WeakMap<Request, PackageAccess>();
+  readonly signingKeys: PackageSigningKeyService;
 
   constructor(
     private readonly deps: PackageDeps,
     readonly blobs: BlobStore,
     private readonly settings: PackageSettings,
-  ) {}
+  ) {
+    this.signingKeys = new PackageSigningKeyService(deps);
+  }
 
   private get db(): Knex {
     return this.deps.db;
@@ -185,6 +194,24 @@ export class PackageService implements PackageRegistry {
       .sum({ size: 'b.size' });
     const [{ count }] = await this.db('package_version as v').join('package as p', 'p.id', 'v.package_id').where('p.owner_id', ownerId).count({ count: '*' });
     return { size: num(size), count: num(count) };
+  }
+
+  /** See PackageRegistry.spool: the upload staging of `upload`, kept for the caller to read. */
+  async spool(body: Readable, options: PackageSpoolOptions): Promise<SpooledPackageFile> {
+    const { maxBytes } = options;
+    const tooLarge = options.tooLarge ?? `the upload is larger than ${maxBytes} bytes`;
+    const declared = (body as Readable & { headers?: Record<string, unknown> }).headers?.['content-length'];
+    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+      body.resume();
+      throw new ApiError(413, tooLarge);
+    }
+    const { tmp, size, hashes } = await stageToTempFile(uploadTempDir(this.deps.config, 'packages'), body, maxBytes, tooLarge);
+    const cleanup = () => fs.promises.rm(tmp, { force: true });
+    if (size === 0 && options.empty !== undefined) {
+      await cleanup();
+      throw ApiError.badRequest(options.empty);
+    }
+    return { path: tmp, size, hashes, cleanup };
   }
 
   async upload(input: PackageUpload): Promise<{ version: PackageVersionInfo; file: PackageFileInfo; created: boolean }> {
@@ -374,6 +401,7 @@ export class PackageService implements PackageRegistry {
    * from disk once it committed.
    */
   tapOwnerDeletion(hooks: KernelHooks): void {
+    this.signingKeys.tapOwnerDeletion(hooks);
     const orphansByOwner = new Map<number, string[]>();
     hooks.user.deleting.tapPromise('hearth:packages', async ({ user, purge, trx }) => {
       const packages = await trx('package').where('owner_id', user.id).select('id');

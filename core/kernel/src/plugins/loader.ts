@@ -113,20 +113,51 @@ function matchKeysToSchema(value: unknown, schema: any): unknown {
   return out;
 }
 
+/**
+ * Order plugins so that each comes after what it `requires` (plugin names, and the providers of
+ * required service refs) and after the providers of its `optional` services that are enabled;
+ * otherwise config order. A required plugin or service that no enabled plugin offers stops the
+ * start with a ConfigError that says what to enable.
+ */
 function orderByRequires(loaded: Map<string, LoadedPlugin>): LoadedPlugin[] {
+  const providers = new Map<string, string>();
+  for (const [name, { plugin }] of loaded) {
+    for (const ref of plugin.provides ?? []) {
+      const other = providers.get(ref.id);
+      if (other) throw new ConfigError(`plugins: the service "${ref.id}" is provided by both "${other}" and "${name}"; disable one of them`);
+      providers.set(ref.id, name);
+    }
+  }
+  const dependencies = (name: string): string[] => {
+    const { plugin } = loaded.get(name)!;
+    const deps: string[] = [];
+    for (const need of plugin.requires ?? []) {
+      if (typeof need === 'string') {
+        if (!loaded.has(need)) throw new ConfigError(`plugins.${name}: requires the plugin "${need}", which is not enabled; enable plugins.${need}`);
+        deps.push(need);
+        continue;
+      }
+      const provider = providers.get(need.id);
+      if (!provider) {
+        throw new ConfigError(`plugins.${name}: requires the service "${need.id}", which no enabled plugin provides; enable the plugin that provides it (usually plugins.${need.id.split('.')[0]}) or disable plugins.${name}`);
+      }
+      deps.push(provider);
+    }
+    for (const ref of plugin.optional ?? []) {
+      const provider = providers.get(ref.id);
+      if (provider) deps.push(provider);
+    }
+    return deps.filter((dep) => dep !== name);
+  };
   const ordered: LoadedPlugin[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string, chain: string[]) => {
     if (state.get(name) === 'done') return;
     if (state.get(name) === 'visiting') throw new ConfigError(`plugins: circular "requires": ${[...chain, name].join(' → ')}`);
     state.set(name, 'visiting');
-    const entry = loaded.get(name)!;
-    for (const dep of entry.plugin.requires ?? []) {
-      if (!loaded.has(dep)) throw new ConfigError(`plugins.${name}: requires the plugin "${dep}", which is not enabled; enable plugins.${dep}`);
-      visit(dep, [...chain, name]);
-    }
+    for (const dep of dependencies(name)) visit(dep, [...chain, name]);
     state.set(name, 'done');
-    ordered.push(entry);
+    ordered.push(loaded.get(name)!);
   };
   for (const name of loaded.keys()) visit(name, []);
   return ordered;

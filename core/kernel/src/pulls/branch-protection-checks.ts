@@ -4,7 +4,7 @@ import type { ResolvedRepo } from '../repos/repo-service';
 import type { IssueRow } from '../issues/issue-store';
 import { CommitStatusStore, combinedState } from '../repos/status-store';
 import type { PullRow } from './pull-store';
-import { canMergeUnderRule, ruleForBranch, type ProtectedBranchRow } from './branch-protection-store';
+import { canMergeUnderRule, ruleForBranch, type ProtectedBranchRow } from '../protection/branch-protection-store';
 import { REVIEW_TYPE } from './review-store';
 
 export interface MergeCheckInput {

@@ -1,6 +1,5 @@
 import { ApiError, created, noContent, ok, raw, type ApiOperation, type ApiRequest, type JsonSchema, type UserInfo } from '@hearth/plugin-api';
 import { reviewOperations } from './review-routes';
-import { branchProtectionOperations } from './branch-protection-routes';
 import type { Knex } from 'knex';
 import type { KernelServices } from '../kernel-services';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
@@ -81,7 +80,7 @@ export function pullOperations(deps: KernelServices): ApiOperation[] {
     });
   }
   // byBaseHead last: its two-segment path would otherwise shadow /pulls/{index}/files, …/reviews and the like.
-  return [...pullCore(deps, svc), ...reviewOperations(deps, svc), ...branchProtectionOperations(deps), pullByBaseHead(deps, svc)];
+  return [...pullCore(deps, svc), ...reviewOperations(deps, svc), pullByBaseHead(deps, svc)];
 }
 
 function pullCore(deps: KernelServices, svc: PullService): ApiOperation[] {

@@ -15,7 +15,7 @@ import { KeyedQueue } from '../db/retry';
 import { PULL_STATUS, pullByIndex, toPull, type PullRow } from './pull-store';
 import { pullJsons } from './pull-json';
 import { assertMergeAllowed } from './branch-protection-checks';
-import { refChangeVerdict, assertRefChange } from './ref-protection';
+import { refChangeVerdict, assertRefChange } from '../protection/ref-protection';
 import { repoOf } from '../access/operation-access';
 import {
   commitTree, deleteRef, diffFiles, fetchInto, isAncestor, mergeBase, mergeTrees, rebaseOnto, setRef, tempRefName, type DiffFile,

@@ -7,13 +7,13 @@ import { recordIssueEvent, COMMENT_TYPE } from '../issues/timeline';
 import type { IssueRow } from '../issues/issue-store';
 import { insertId } from '../orgs/org-store';
 import { runGit } from '../repos/git';
-import { AttachmentStore } from '../releases/attachment-store';
+import { AttachmentStore } from '../attachments/attachment-store';
 import { nowUnix } from '../users/models';
 import { setRequestedReviewersLoader } from './pull-json';
 import type { PullRow } from './pull-store';
 import { actsAsAdmin } from '../access/policy';
 import { PULLS_READ, type OpenedBase, type PullService } from './pull-service';
-import { isOfficialReviewer, ruleForBranch } from './branch-protection-store';
+import { isOfficialReviewer, ruleForBranch } from '../protection/branch-protection-store';
 import { principalOf } from '../access/readable-repos';
 import {
   REVIEW_EVENT, REVIEW_TYPE, codeCommentsOf, loadRequestedReviewers, pendingReviewOf, reviewById, reviewCommentJsons, reviewJsons, reviewTypeOf,

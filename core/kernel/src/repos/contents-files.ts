@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GO_ZERO_TIME } from '../users/models';
-import { ApiError, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, decodeBase64, type UserInfo } from '@hearth/plugin-api';
 import type { UserRow } from '../users/models';
 import { ZERO_ID } from './git';
 import { casUpdateRef, entriesOf, git, hasNoBranches, lookupPaths, withLock, writeBlob, type PathInfo, type TreeEntry } from './contents-git';
@@ -75,14 +75,8 @@ export function clientTreePath(raw: string): string {
 }
 
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-export function decodeBase64(value: string | undefined, filePath: string): Buffer {
-  if (value === undefined || value === null) return Buffer.alloc(0);
-  const compact = value.replace(/[\r\n\t ]/g, '');
-  if (!BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) throw ApiError.unprocessable(`invalid base64 content [path: ${filePath}]`);
-  return Buffer.from(compact, 'base64');
-}
+/** (The plugin API's, shared with the wiki.) */
+export { decodeBase64 };
 
 /** Gitea's default commit message: `Add 'a', Update 'b', Delete 'c'` by kind, one line each. */
 export function defaultMessage(files: Array<{ operation: string; path: string }>): string {

@@ -1,5 +1,5 @@
 import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
-import { assertRefChange } from '../pulls/ref-protection';
+import { assertRefChange } from '../protection/ref-protection';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
 import { readBlobs } from './contents-git';
 import { branchCommit, resolveRef } from './revisions';

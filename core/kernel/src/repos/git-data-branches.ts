@@ -6,8 +6,8 @@ import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
-import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, type ProtectedBranchRow } from '../pulls/branch-protection-store';
-import { assertRefChange } from '../pulls/ref-protection';
+import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, type ProtectedBranchRow } from '../protection/branch-protection-store';
+import { assertRefChange } from '../protection/ref-protection';
 
 type Params = { owner: string; repo: string; branch: string };
 

@@ -1,8 +1,7 @@
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { ApiError } from '@hearth/plugin-api';
 
-/** The all-zero object id git uses for "no object" in ref updates. */
-export const ZERO_ID = '0'.repeat(40);
+export { ZERO_ID } from '@hearth/plugin-api';
 
 /** Server-side settings for every git process: partial clone and fetching any reachable object, as Gitea enables. */
 const GIT_CONFIG = ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true', '-c', 'core.quotePath=false'];

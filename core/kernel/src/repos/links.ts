@@ -13,10 +13,7 @@ export function repoLinks(config: HearthConfig, ownerName: string, repoName: str
   return { api: `${config.server.ROOT_URL}api/v1/repos/${path}`, html: `${config.server.ROOT_URL}${path}` };
 }
 
-/** Each segment of a path percent-encoded, the slashes kept. */
-export function escapeSegments(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
-}
+export { escapeSegments } from '@hearth/plugin-api';
 
 /** A git author, committer or tagger. */
 export interface Person {

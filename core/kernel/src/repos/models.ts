@@ -1,3 +1,4 @@
+import type { RepositoryInfo, RepositorySettings } from '@hearth/plugin-api';
 import { BaseRow } from '../users/models';
 
 /** The units a repository can switch on and off (Gitea's names in the API: has_<unit>). */
@@ -6,20 +7,7 @@ export type RepoUnit = (typeof REPO_UNITS)[number];
 export type RepoUnits = Record<RepoUnit, boolean>;
 
 /** Merge and pull-request settings of a repository (Gitea's field names). */
-export interface RepoSettings {
-  allow_merge_commits: boolean;
-  allow_rebase: boolean;
-  allow_rebase_explicit: boolean;
-  allow_squash_merge: boolean;
-  allow_fast_forward_only_merge: boolean;
-  allow_manual_merge: boolean;
-  autodetect_manual_merge: boolean;
-  allow_rebase_update: boolean;
-  default_delete_branch_after_merge: boolean;
-  default_merge_style: string;
-  default_allow_maintainer_edit: boolean;
-  ignore_whitespace_conflicts: boolean;
-}
+export type RepoSettings = RepositorySettings;
 
 export const DEFAULT_REPO_SETTINGS: RepoSettings = {
   allow_merge_commits: true,
@@ -74,5 +62,16 @@ export class RepositoryRow extends BaseRow {
 
   settingMap(): RepoSettings {
     return { ...DEFAULT_REPO_SETTINGS, ...JSON.parse(this.settings) };
+  }
+
+  /** The plain data the plugin API hands out (`gitDir` from RepoService.gitDir). */
+  toInfo(gitDir: string): RepositoryInfo {
+    return {
+      id: this.id, ownerId: this.owner_id, ownerName: this.owner_name, name: this.name, lowerName: this.lower_name,
+      description: this.description, defaultBranch: this.default_branch, isPrivate: Boolean(this.is_private),
+      isArchived: Boolean(this.is_archived), isEmpty: Boolean(this.is_empty), isFork: Boolean(this.is_fork), forkId: this.fork_id,
+      isTemplate: Boolean(this.is_template), units: this.unitMap(), settings: this.settingMap(), gitDir,
+      createdUnix: Number(this.created_unix), updatedUnix: Number(this.updated_unix),
+    };
   }
 }

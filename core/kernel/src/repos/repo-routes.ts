@@ -1,4 +1,4 @@
-import { ApiError, created, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import { ApiError, created, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type Principal, type RepositoryCounts } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { containsCondition } from '../db/like';
@@ -23,11 +23,8 @@ export interface RepoRouteDeps {
   templates: InitTemplates;
 }
 
-export const OWNER_REPO_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the repo' }, repo: { type: 'string', maxLength: 255, description: 'name of the repo' } },
-  required: ['owner', 'repo'],
-};
+import { OWNER_REPO_PARAMS } from '@hearth/plugin-api';
+export { OWNER_REPO_PARAMS };
 
 interface CreateRepoBody {
   name: string;
@@ -72,7 +69,7 @@ export function readableRepoQuery(repos: RepoService, viewer: Principal | null) 
 
 /** Repository CRUD, listing and search (section category: repository). */
 export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
-  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, { issues: number; pulls: number }>) => repos.toApi(row, owner, viewer, true, counts);
+  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, RepositoryCounts>) => repos.toApi(row, owner, viewer, true, counts);
 
   /** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
   const initialFiles = (owner: UserRow, body: CreateRepoBody): InitialFiles | undefined => {

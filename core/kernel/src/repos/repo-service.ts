@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { ApiError, type KernelHooks, type Principal, type RefUpdate, type RepositoryCreationPlan, type RepositoryEvent, type RepositoryTransferredEvent, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, type KernelHooks, type Principal, type RefUpdate, type RepositoryCreationPlan, type RepositoryCounts, type RepositoryEvent, type RepositoryTransferredEvent, type UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
@@ -13,7 +13,7 @@ import type { UserService } from '../users/user-service';
 import { GO_ZERO_TIME, UserRow, nowUnix, unixToIso } from '../users/models';
 import { GitError, ZERO_ID, gitText, runGit } from './git';
 import { writeHooks } from './server-hooks';
-import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnits } from './models';
+import { DEFAULT_REPO_SETTINGS, REPO_STATUS, REPO_UNITS, RepositoryRow, type RepoSettings, type RepoUnit, type RepoUnits } from './models';
 import { assertValidRefName, assertValidRepoName } from './names';
 
 export type { AccessNeed, RepoPermission, ResolvedRepo, UnitAccess } from '../access/policy';
@@ -53,6 +53,9 @@ export class RepoService {
   private readonly purgeTasks = new Map<number, Array<() => void | Promise<void>>>();
   /** Directories to remove once a purge committed, by owner id. */
   private readonly purgedDirs = new Map<number, string[]>();
+  private readonly countCollectors: Array<(repositoryIds: readonly number[]) => Promise<Map<number, RepositoryCounts>>> = [];
+  /** Units whose feature plugin is disabled (set at boot): repositories report them off. */
+  readonly unservedUnits = new Set<RepoUnit>();
 
   constructor(
     private readonly db: Knex,
@@ -75,6 +78,16 @@ export class RepoService {
 
   async byId(id: number): Promise<RepositoryRow | undefined> {
     return RepositoryRow.query(this.db).findById(id);
+  }
+
+  /** The repository `ownerName/name` (both case-insensitive), without any access check. */
+  async byOwnerAndName(ownerName: string, name: string): Promise<RepositoryRow | undefined> {
+    const owner = await this.users.byName(ownerName);
+    return owner ? RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: name.toLowerCase() }) : undefined;
+  }
+
+  async ownerOf(repo: RepositoryRow): Promise<UserRow | undefined> {
+    return this.users.byId(repo.owner_id);
   }
 
   // --- create / edit / delete -------------------------------------------------------------------
@@ -117,7 +130,7 @@ export class RepoService {
         } as Partial<RepositoryRow>);
         // On disk inside the transaction: if git fails, no row is left behind.
         if (input.cloneFrom) await cloneBareRepository(input.cloneFrom, gitDir);
-        else await this.initBare(gitDir, defaultBranch);
+        else await initBareRepository(gitDir, defaultBranch);
         return inserted;
       });
     } catch (err) {
@@ -142,13 +155,6 @@ export class RepoService {
     if (limit < 0) return;
     const owned = await RepositoryRow.query(this.db).where('owner_id', owner.id).resultSize();
     if (owned >= limit) throw ApiError.forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
-  }
-
-  private async initBare(gitDir: string, defaultBranch: string): Promise<void> {
-    fs.mkdirSync(path.dirname(gitDir), { recursive: true });
-    // --template= leaves out git's sample hooks; ours follow.
-    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--end-of-options', gitDir]);
-    writeHooks(gitDir);
   }
 
 
@@ -352,41 +358,49 @@ export class RepoService {
   // --- JSON ---------------------------------------------------------------------------------------
 
   /**
-   * Open issue and open pull request counts of repositories, by id: one grouped count over the
-   * (repo_id, is_closed, index) index for a whole page of repositories.
+   * The counts features contribute to the repository JSON (`open_issues_count`, `open_pr_counter`,
+   * `release_counter`): each collector answers for a whole page of repositories in one query.
    */
-  async openIssueCounts(repoIds: number[]): Promise<Map<number, { issues: number; pulls: number }>> {
-    const out = new Map<number, { issues: number; pulls: number }>();
-    for (const id of repoIds) out.set(id, { issues: 0, pulls: 0 });
+  addCounts(collect: (repositoryIds: readonly number[]) => Promise<Map<number, RepositoryCounts>>): void {
+    this.countCollectors.push(collect);
+  }
+
+  /** The contributed counts of a page of repositories, merged per repository. */
+  async countsOf(repoIds: readonly number[]): Promise<Map<number, RepositoryCounts>> {
+    const out = new Map<number, RepositoryCounts>(repoIds.map((id) => [id, {}]));
     if (repoIds.length === 0) return out;
-    const rows = await this.db('issue').whereIn('repo_id', [...new Set(repoIds)]).where('is_closed', false).groupBy('repo_id', 'is_pull').select('repo_id', 'is_pull').count({ n: '*' });
-    for (const row of rows as Array<{ repo_id: unknown; is_pull: unknown; n: unknown }>) {
-      const c = out.get(Number(row.repo_id));
-      if (!c) continue;
-      if (row.is_pull === true || Number(row.is_pull) === 1) c.pulls += Number(row.n);
-      else c.issues += Number(row.n);
+    const unique = [...new Set(repoIds)];
+    for (const found of await Promise.all(this.countCollectors.map((collect) => collect(unique)))) {
+      for (const [id, counts] of found) Object.assign(out.get(id) ?? {}, counts);
     }
     return out;
+  }
+
+  /** Units no enabled feature serves (their plugin is disabled) report off. */
+  servedUnits(repo: RepositoryRow): RepoUnits {
+    const units = repo.unitMap();
+    for (const unit of this.unservedUnits) units[unit] = false;
+    return units;
   }
 
   /** Gitea's `Repository` objects for a page of rows: owners, open counts and the viewer's permissions read once for the page. */
   async toApiPage(rows: readonly RepositoryRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> {
     const owners = new Map<number, UserRow>();
     for (const row of rows) if (!owners.has(row.owner_id)) owners.set(row.owner_id, (await this.users.byId(row.owner_id))!);
-    const [counts, permissions] = await Promise.all([this.openIssueCounts(rows.map((r) => r.id)), this.access.permissions(rows, owners, viewer)]);
+    const [counts, permissions] = await Promise.all([this.countsOf(rows.map((r) => r.id)), this.access.permissions(rows, owners, viewer)]);
     const items = [];
     for (const row of rows) items.push(await this.toApi(row, owners.get(row.owner_id)!, viewer, true, counts, permissions.get(row.id)));
     return items;
   }
 
   /**
-   * Gitea's `Repository` object. `counts` are the page's open issue/pull counts from
-   * openIssueCounts (list routes fetch them once per page); without them they are counted here.
+   * Gitea's `Repository` object. `counts` are the page's contributed counts from countsOf (list
+   * routes fetch them once per page); without them they are counted here.
    */
-  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, { issues: number; pulls: number }>, permission?: RepoPermission): Promise<Record<string, unknown>> {
-    const open = (counts ?? (await this.openIssueCounts([repo.id]))).get(repo.id) ?? { issues: 0, pulls: 0 };
+  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, RepositoryCounts>, permission?: RepoPermission): Promise<Record<string, unknown>> {
+    const counted = (counts ?? (await this.countsOf([repo.id]))).get(repo.id) ?? {};
     const base = this.config.server.ROOT_URL;
-    const units = repo.unitMap();
+    const units = this.servedUnits(repo);
     const settings = repo.settingMap();
     const fullName = `${owner.name}/${repo.name}`;
     let parent: Record<string, unknown> | null = null;
@@ -419,9 +433,9 @@ export class RepoService {
       stars_count: repo.num_stars,
       forks_count: repo.num_forks,
       watchers_count: repo.num_watches,
-      open_issues_count: open.issues,
-      open_pr_counter: open.pulls,
-      release_counter: 0,
+      open_issues_count: counted.open_issues_count ?? 0,
+      open_pr_counter: counted.open_pr_counter ?? 0,
+      release_counter: counted.release_counter ?? 0,
       default_branch: repo.default_branch,
       archived: repo.is_archived,
       created_at: unixToIso(repo.created_unix),
@@ -488,6 +502,14 @@ export class RepoService {
  * objects are hard-linked (immutable), refs copied; our hooks replace any. Nothing is left behind
  * when git fails.
  */
+/** An empty bare repository with the server's hooks. */
+export async function initBareRepository(gitDir: string, defaultBranch: string): Promise<void> {
+  fs.mkdirSync(path.dirname(gitDir), { recursive: true });
+  // --template= leaves out git's sample hooks; ours follow.
+  await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--end-of-options', gitDir]);
+  writeHooks(gitDir);
+}
+
 export async function cloneBareRepository(source: string, gitDir: string): Promise<void> {
   fs.mkdirSync(path.dirname(gitDir), { recursive: true });
   try {

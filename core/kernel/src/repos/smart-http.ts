@@ -10,8 +10,9 @@ import type { HearthConfig } from '../config/types';
 import { grants } from '../auth/scopes';
 import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
-import { ensureWiki, wikiDirOf } from '../wiki/wiki-store';
-import { pushRulesEnv } from '../pulls/ref-protection';
+import type { RepoUnit } from './models';
+import type { AttachedGitDirectories } from './attached-git';
+import { pushRulesEnv } from '../protection/ref-protection';
 import { ensureCurrentHooks } from './server-hooks';
 
 const SERVICES = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' } as const;
@@ -22,6 +23,8 @@ export interface SmartHttpDeps {
   config: HearthConfig;
   authenticate(req: Request): Promise<Principal | null>;
   log: Logger;
+  /** Git repositories plugins keep beside repositories (`<repo>.wiki.git`), served here too. */
+  attached: AttachedGitDirectories;
 }
 
 /**
@@ -51,7 +54,7 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
       const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
       if (pushLog) ensureCurrentHooks(target.gitDir);
-      if (pushLog && !target.wiki) {
+      if (pushLog && !target.attached) {
         // What protected branches allow this pusher, for the pre-receive hook.
         const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
         const rules = await pushRulesEnv(deps.repos, target.repo, pusher);
@@ -174,16 +177,17 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
   if (deps.config.repository.DISABLE_HTTP_GIT) throw new ApiError(403, 'git over HTTP is disabled on this server');
   const push = service === 'git-receive-pack';
   const principal = await deps.authenticate(req);
-  // `<repo>.wiki(.git)` is the repository's wiki (Gitea's layout), guarded by the wiki unit.
-  // (Repository names cannot end in .wiki: see names.ts.)
+  // `<repo><suffix>(.git)` is a git repository a plugin keeps beside the repository (the wiki's
+  // `<repo>.wiki.git`, Gitea's layout), guarded by the plugin's unit. (Repository names cannot end in .wiki: see names.ts.)
   const requested = String(req.params.repo).replace(/\.git$/i, '');
-  const wiki = /\.wiki$/i.test(requested);
-  const repoName = wiki ? requested.slice(0, -'.wiki'.length) : requested;
-  const unit = wiki ? 'wiki' : 'code';
+  const attached = deps.attached.match(requested);
+  const repoName = attached ? attached.repoName : requested;
+  const unit = attached ? (attached.directory.unit as RepoUnit) : 'code';
   const challenge = () => ApiError.unauthorized('authentication required');
   let target: ResolvedRepo;
   try {
-    // Fetching needs read on the unit (code, or the wiki), pushing write: a team granting other units only sees no repository here.
+    // Fetching needs read on the unit (code, or e.g. the wiki), pushing write: a team granting other units only sees no
+    // repository here.
     target = await deps.repos.access.resolveRepo(String(req.params.owner), repoName, principal, push ? 'write' : 'read', unit);
   } catch (err) {
     if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
@@ -194,16 +198,14 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
     throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
   }
   res.locals.route = `git ${service}`;
-  if (!wiki) return target;
-  const wikiDir = wikiDirOf(target.gitDir);
-  // The first push creates the wiki (as the first page written does); there is nothing to fetch before.
-  if (push) await ensureWiki(wikiDir, deps.config.repository.DEFAULT_BRANCH);
-  else if (!fs.existsSync(path.join(wikiDir, 'HEAD'))) throw ApiError.notFound(`the wiki of this repository does not exist yet [${target.owner.name}/${target.repo.name}]`);
-  return { ...target, gitDir: wikiDir, wiki: true };
+  if (!attached) return target;
+  // The plugin's directory (it may create it on a first push; a fetch of a missing one is its 404).
+  const gitDir = await attached.directory.locate(target.repo.toInfo(target.gitDir), push);
+  return { ...target, gitDir, attached: true };
 }
 
-/** What the transport serves: a repository, or (wiki) its wiki's git directory. */
-type GitTarget = ResolvedRepo & { wiki?: boolean };
+/** What the transport serves: a repository, or a git directory a plugin keeps beside it (the wiki). */
+type GitTarget = ResolvedRepo & { attached?: boolean };
 
 /** Pipe `input` into git and git's output into the response; stderr goes to the log. */
 async function streamChild(
@@ -279,8 +281,8 @@ async function afterPush(deps: SmartHttpDeps, target: GitTarget, pushLog: string
       const [oldId, newId, ref] = line.split(' ');
       return { ref, oldId, newId };
     });
-  // A wiki push has no branch records of its own; the code repository's must not see it.
-  if (target.wiki) return;
+  // A push to an attached directory (the wiki) has no branch records; the code repository's must not see it.
+  if (target.attached) return;
   try {
     await deps.repos.recordPush(target.repo, updates, principal?.user ?? null);
   } catch (err) {

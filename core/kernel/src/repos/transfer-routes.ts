@@ -5,8 +5,7 @@ import { nowUnix } from '../users/models';
 import type { UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 import { REPO_STATUS } from './models';
-import { wikiDirOf } from '../wiki/wiki-store';
-import { dropOrgLabelsFromRepo } from '../issues/org-labels';
+import type { AttachedGitDirectories } from './attached-git';
 import type { RepoService, ResolvedRepo } from './repo-service';
 import { repoOf } from '../access/operation-access';
 
@@ -14,17 +13,17 @@ import { repoOf } from '../access/operation-access';
  * Moving a repository to another owner: the directory moves, the row follows. Used directly by a
  * site admin, and on acceptance of a pending transfer.
  */
-async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipient: UserRow, actor: UserInfo | null): Promise<void> {
+async function moveRepository(repos: RepoService, attached: AttachedGitDirectories, resolved: ResolvedRepo, recipient: UserRow, actor: UserInfo | null): Promise<void> {
   const { repo } = resolved;
   const db = repos.query().knex();
   const target = repos.gitDir(recipient.name, repo.name);
   const clash = await repos.query().findOne({ owner_id: recipient.id, lower_name: repo.lower_name });
-  if (clash || fs.existsSync(target) || fs.existsSync(wikiDirOf(target))) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
+  // A directory a plugin keeps beside repositories (the wiki's <name>.wiki.git) left at the destination takes the name too.
+  const besides = attached.suffixes.map((suffix) => repos.gitDir(recipient.name, repo.name + suffix));
+  if (clash || fs.existsSync(target) || besides.some((dir) => fs.existsSync(dir))) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
   await db.transaction(async (trx) => {
     await trx('repositories').where('id', repo.id).update({ owner_id: recipient.id, owner_name: recipient.name, status: REPO_STATUS.ready, updated_unix: nowUnix() });
     await trx('repo_transfers').where('repo_id', repo.id).delete();
-    // The old organization's labels are not usable in the new home: off the issues they go.
-    if (resolved.owner.type === 1) await dropOrgLabelsFromRepo(trx, repo.id, repo.owner_id);
   });
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -39,7 +38,7 @@ async function moveRepository(repos: RepoService, resolved: ResolvedRepo, recipi
 }
 
 /** `POST /repos/{owner}/{repo}/transfer`, `/transfer/accept`, `/transfer/reject`. */
-export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos' | 'users'>): ApiOperation[] {
+export function transferOperations({ repos, users, attached }: Pick<RepoRouteDeps, 'repos' | 'users'> & { attached: AttachedGitDirectories }): ApiOperation[] {
   const db = () => repos.query().knex();
   const pendingFor = (repoId: number) => db()('repo_transfers').where('repo_id', repoId).first();
   const json = async (resolved: ResolvedRepo, viewer: ApiRequest['principal']) => {
@@ -75,7 +74,7 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
         if (req.body.team_ids?.length && recipient.type !== 1) throw ApiError.unprocessable('teams can only be added to organization-owned repositories');
         const actor: UserInfo = req.principal!.user;
         if (actor.isAdmin || recipient.id === actor.id) {
-          await moveRepository(repos, resolved, recipient, actor);
+          await moveRepository(repos, attached, resolved, recipient, actor);
         } else {
           // Someone else's account: the recipient must accept, as in Gitea.
           const clash = await repos.query().findOne({ owner_id: recipient.id, lower_name: resolved.repo.lower_name });
@@ -95,7 +94,7 @@ export function transferOperations({ repos, users }: Pick<RepoRouteDeps, 'repos'
       scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved, pending } = await recipientOnly(req);
-        await moveRepository(repos, resolved, (await users.byId(pending.recipient_id))!, req.principal!.user);
+        await moveRepository(repos, attached, resolved, (await users.byId(pending.recipient_id))!, req.principal!.user);
         return { status: 202, body: await json(resolved, req.principal) };
       },
     },

@@ -35,14 +35,14 @@ class HashingLimiter extends Transform {
   private readonly sha256 = crypto.createHash('sha256');
   private readonly sha512 = crypto.createHash('sha512');
 
-  constructor(private readonly maxBytes: number) {
+  constructor(private readonly maxBytes: number, private readonly tooLarge?: string) {
     super();
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
     if (this.size > this.maxBytes) {
-      done(new ApiError(413, `package file too large: the owner's remaining package quota is ${this.maxBytes} bytes`));
+      done(new ApiError(413, this.tooLarge ?? `package file too large: the owner's remaining package quota is ${this.maxBytes} bytes`));
       return;
     }
     this.md5.update(chunk);
@@ -57,15 +57,23 @@ class HashingLimiter extends Transform {
   }
 }
 
-/** Stream a body into a new file under `tmpDir` while hashing it (and refusing it past `maxBytes`). */
-export async function stageToTempFile(tmpDir: string, body: Readable, maxBytes: number): Promise<{ tmp: string; size: number; hashes: PackageHashes }> {
+/**
+ * Stream a body into a new file `upload-*` under `tmpDir` while hashing it, refusing it past
+ * `maxBytes` with 413 (`tooLarge`, else a quota message). The leftover sweeper removes such
+ * files a crash left behind. Used by blob staging and by `PackageRegistry.spool`.
+ */
+export async function stageToTempFile(
+  tmpDir: string, body: Readable, maxBytes: number, tooLarge?: string,
+): Promise<{ tmp: string; size: number; hashes: PackageHashes }> {
   await fs.promises.mkdir(tmpDir, { recursive: true });
   const tmp = path.join(tmpDir, `upload-${crypto.randomUUID()}`);
-  const hasher = new HashingLimiter(maxBytes);
+  const hasher = new HashingLimiter(maxBytes, tooLarge);
   try {
     await pipeline(body, hasher, fs.createWriteStream(tmp, { flags: 'wx' }));
   } catch (err) {
     await fs.promises.rm(tmp, { force: true });
+    // Let the rest of a refused request body drain, so that the client reads the answer.
+    (body as Readable & { resume?: () => void }).resume?.();
     if (!(err instanceof ApiError) && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
       throw ApiError.badRequest('the upload ended before its body was complete');
     }

@@ -4,6 +4,7 @@ import { FileBlobStore, type BlobStore } from './blob-store';
 import { S3BlobStore } from './s3-blob-store';
 
 export type { BlobStore, StagedBlob } from './blob-store';
+export { stageToTempFile } from './blob-store';
 
 /** The areas that keep file bytes, each under its own directory or key prefix. */
 export type StorageArea = 'packages' | 'attachments';
@@ -13,6 +14,11 @@ export type StorageArea = 'packages' | 'attachments';
  * (`<DATA_DIR>/<area>/blobs`), or an S3-compatible bucket when STORAGE_TYPE is `minio`
  * (keys `<MINIO_BASE_PATH><area>/…`). Temporary upload files stay in `<DATA_DIR>/<area>/tmp`.
  */
+/** Where the uploads of an area are staged: `<DATA_DIR>/<area>/tmp` (files `upload-*`, see maintenance/leftovers). */
+export function uploadTempDir(config: HearthConfig, area: StorageArea): string {
+  return path.resolve(config.server.DATA_DIR, area, 'tmp');
+}
+
 export function createBlobStore(config: HearthConfig, area: StorageArea): BlobStore {
   const dir = path.resolve(config.server.DATA_DIR, area);
   const storage = config.storage ?? {};
@@ -25,5 +31,5 @@ export function createBlobStore(config: HearthConfig, area: StorageArea): BlobSt
     location: storage.MINIO_LOCATION,
     useSsl: storage.MINIO_USE_SSL,
     basePath: storage.MINIO_BASE_PATH,
-  }, area, path.join(dir, 'tmp'));
+  }, area, uploadTempDir(config, area));
 }

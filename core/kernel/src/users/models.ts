@@ -80,14 +80,4 @@ export const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const;
 /** The stored values of VISIBILITY_NAMES. */
 export const VISIBILITY = { public: 0, limited: 1, private: 2 } as const;
 
-export function nowUnix(): number {
-  return Math.floor(Date.now() / 1000);
-}
-
-/** Go's zero time, which Gitea prints for times that are unset or hidden from the viewer. */
-export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
-
-/** Gitea's JSON time format: RFC 3339 in UTC, no fractional seconds. */
-export function unixToIso(unix: number): string {
-  return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { nowUnix, GO_ZERO_TIME, unixToIso } from '@hearth/plugin-api';

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import { ApiError, type AttachmentInfo, type AttachmentService, type ReleaseDownloadCheck } from '@hearth/plugin-api';
+import type { HearthConfig } from '../config/types';
+import { AttachmentStore, attachmentInfo, attachmentToApi, type AttachmentRow } from '../attachments/attachment-store';
+
+/** `ctx.attachments`, plus the release check the kernel's download router asks. */
+export interface KernelAttachments extends AttachmentService {
+  releaseCheck(): ReleaseDownloadCheck | null;
+}
+
+/** Attachments as the plugin API offers them (`ctx.attachments`): plain data over the core's AttachmentStore. */
+export function attachmentService(db: Knex, config: HearthConfig): KernelAttachments {
+  const store = new AttachmentStore(db, config);
+  let check: ReleaseDownloadCheck | null = null;
+  const rowOf = async (attachment: AttachmentInfo): Promise<AttachmentRow> => {
+    const row = await store.byUuid(attachment.uuid);
+    if (!row) throw ApiError.notFound(`attachment does not exist [id: ${attachment.id}]`);
+    return row;
+  };
+  return {
+    create: async (req, target) => attachmentInfo(await store.upload(req, {
+      repoId: target.repositoryId, releaseId: target.releaseId, uploaderId: target.uploaderId, name: target.name,
+    })),
+    listOfReleases: async (releaseIds) => (await store.list([...releaseIds])).map(attachmentInfo),
+    getOfRelease: async (releaseId, id) => {
+      const row = await store.get(releaseId, id);
+      return row ? attachmentInfo(row) : null;
+    },
+    rename: async (attachment, name) => attachmentInfo(await store.rename(await rowOf(attachment), name)),
+    remove: async (attachments) => {
+      if (attachments.length === 0) return;
+      const rows = (await store.byIds(attachments.map((a) => a.id)));
+      await store.remove(rows);
+    },
+    toApi: (attachment) => attachmentToApi(config, {
+      id: attachment.id, uuid: attachment.uuid, name: attachment.name, size: attachment.size,
+      download_count: attachment.downloadCount, created_unix: attachment.createdUnix,
+    }),
+    guardReleaseDownloads: (next) => {
+      if (check) throw new Error('a release download check is registered already (one plugin owns releases)');
+      check = next;
+    },
+    releaseCheck: () => check,
+  };
+}

@@ -1,0 +1,146 @@
+import type { Request } from 'express';
+import type { Knex } from 'knex';
+import type pino from 'pino';
+import {
+  ApiError,
+  type ForgeEvent,
+  type ForgeSettings,
+  type HttpHelpers,
+  type KernelHooks,
+  type PackageRegistry,
+  type AttachmentService,
+  type PluginCommand,
+  type PluginContext,
+  type Principal,
+  type UserDirectory,
+} from '@hearth/plugin-api';
+import type { HearthConfig } from '../config/types';
+import { withoutSecrets } from '../config/secrets';
+import type { UserService } from '../users/user-service';
+import type { RepoService } from '../repos/repo-service';
+import type { RepoUnit } from '../repos/models';
+import { readOnlyGitRouter } from '../repos/smart-http';
+import { resolveAccess } from '../access/operation-access';
+import { readableRepoIds } from '../access/readable-repos';
+import { SecretBox } from '../security/secret-box';
+import { API_VERSION_STRING } from '../version';
+import type { SchemaRegistry } from '../schemas';
+import type { LoadedPlugin } from './loader';
+import { ServiceDirectory } from './service-registry';
+import { gitToolkit } from './git-toolkit';
+import { repositoryDomain } from './repository-domain';
+import { outboundNetwork } from './outbound';
+import type { AttachedGitDirectories } from '../repos/attached-git';
+
+/** What the kernel hands the factory: its services, built before any plugin applies. */
+export interface ContextParts {
+  config: HearthConfig;
+  db: Knex;
+  hooks: KernelHooks;
+  log: pino.Logger;
+  users: UserService;
+  repos: RepoService;
+  schemas: SchemaRegistry;
+  http: HttpHelpers;
+  packages: PackageRegistry;
+  authenticate(req: Request): Promise<Principal | null>;
+  /** Where `ctx.git.serveAttached` registrations go (the smart HTTP transport reads them). */
+  attachedGit: AttachedGitDirectories;
+  attachments: AttachmentService;
+}
+
+/**
+ * Builds the `PluginContext` every plugin — built-in feature or third party — gets in `apply`:
+ * the same object shape for all, so that a built-in feature uses nothing a third party cannot.
+ */
+export class PluginContexts {
+  private readonly services = new ServiceDirectory();
+  private readonly commands = new Map<string, Map<string, PluginCommand>>();
+  private readonly shared: Omit<PluginContext, 'name' | 'settings' | 'log' | 'commands' | 'services'>;
+
+  constructor(private readonly parts: ContextParts) {
+    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments } = parts;
+    this.shared = {
+      hooks,
+      db,
+      forge: forgeSettings(config),
+      schemas: { add: (schema) => schemas.add(schema) },
+      users: userDirectory(users),
+      http,
+      packages,
+      emit: (event: Omit<ForgeEvent, 'occurredAt'>) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
+      git: {
+        ...gitToolkit(config, users),
+        readOnlyRouter: (locate) => readOnlyGitRouter({ config, authenticate, log }, locate),
+        serveAttached: (directory) => attachedGit.add(directory),
+      },
+      access: {
+        repository: async (ownerName, repoName, principal, need, unit) => {
+          const target = await resolveAccess({ repo: { need, unit } }, { owner: ownerName, repo: repoName }, principal, repos.access, users);
+          return target.repository!;
+        },
+        readableRepositoryIds: (principal) => readableRepoIds(db, principal),
+        ownerVisible: async (owner, principal) => {
+          const row = await users.byId(owner.id);
+          return row ? repos.access.ownerVisible(row, principal) : false;
+        },
+        unitLevel: async (repository, principal, unit) => {
+          const row = await repos.byId(repository.id);
+          return row ? repos.access.unitPermission(row, principal, unit as RepoUnit) : 'none';
+        },
+      },
+      repositories: repositoryDomain(repos, config),
+      outbound: outboundNetwork(config),
+      secrets: (purpose: string) => new SecretBox(config, purpose),
+      attachments,
+    };
+  }
+
+  contextFor({ plugin, settings }: LoadedPlugin): PluginContext {
+    const context: PluginContext = {
+      ...this.shared,
+      name: plugin.name,
+      settings: Object.freeze(settings),
+      log: this.parts.log.child({ plugin: plugin.name }),
+      services: this.services.registryFor(plugin),
+      commands: { add: (command) => this.addCommand(plugin.name, command) },
+    };
+    return Object.freeze(context);
+  }
+
+  /** The maintenance commands plugins registered (`hearth plugins run`), by plugin name. */
+  commandsOf(pluginName: string): ReadonlyMap<string, PluginCommand> {
+    return this.commands.get(pluginName) ?? new Map();
+  }
+
+  private addCommand(pluginName: string, command: PluginCommand): void {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(command.name)) throw new Error(`plugin "${pluginName}": command name "${command.name}" must be kebab-case`);
+    const commands = this.commands.get(pluginName) ?? new Map<string, PluginCommand>();
+    if (commands.has(command.name)) throw new Error(`plugin "${pluginName}" registers the command "${command.name}" twice`);
+    this.commands.set(pluginName, commands.set(command.name, command));
+  }
+}
+
+function forgeSettings(config: HearthConfig): ForgeSettings {
+  return {
+    get appName() { return config.server.APP_NAME; },
+    get appUrl() { return config.server.ROOT_URL; },
+    get dataDir() { return config.server.DATA_DIR; },
+    version: API_VERSION_STRING,
+    api: config.api,
+    get raw() { return withoutSecrets(config); },
+  };
+}
+
+function userDirectory(users: UserService): UserDirectory {
+  return {
+    byName: async (name) => { const row = await users.byName(name); return row ? users.toInfo(row) : null; },
+    byId: async (id) => { const row = await users.byId(id); return row ? users.toInfo(row) : null; },
+    toApi: async (user, viewer) => {
+      const row = await users.byId(user.id);
+      if (!row) throw ApiError.notFound(`user does not exist [id: ${user.id}]`);
+      return users.toApi(row, viewer);
+    },
+    stats: () => users.stats(),
+  };
+}

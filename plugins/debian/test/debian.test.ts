@@ -1,0 +1,266 @@
+import crypto from 'node:crypto';
+import zlib from 'node:zlib';
+import { ADMIN, startServer, type TestServer } from '@hearth/testing';
+import { buildDeb, gpgv, parseStanzas, releaseSha256 } from './helpers';
+
+const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
+
+describe('Debian registry', () => {
+  let server: TestServer;
+  let alice: { name: string; password: string; id: number };
+  let write: string;
+  let del: string;
+
+  const url = (p: string) => new URL(`api/packages/${p}`, server.url);
+  const get = (p: string, headers: Record<string, string> = {}) => fetch(url(p), { headers });
+  const text = async (p: string) => {
+    const res = await get(p);
+    if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${await res.text()}`);
+    return res.text();
+  };
+  const bytes = async (p: string) => Buffer.from(await (await get(p)).arrayBuffer());
+  const upload = (owner: string, dist: string, comp: string, body: Buffer, token: string | null = write) =>
+    fetch(url(`${owner}/debian/pool/${dist}/${comp}/upload`), {
+      method: 'PUT',
+      body,
+      headers: token ? { Authorization: `token ${token}` } : {},
+    });
+  const remove = (p: string, token = del) =>
+    fetch(url(`alice/debian/pool/${p}`), { method: 'DELETE', headers: { Authorization: `token ${token}` } });
+  const packagesOf = async (dist: string, comp: string, arch: string) =>
+    parseStanzas(await text(`alice/debian/dists/${dist}/${comp}/binary-${arch}/Packages`));
+
+  beforeAll(async () => {
+    server = await startServer({ plugins: { debian: { enabled: true } } });
+    alice = await server.user('alice');
+    write = await server.token(alice, ['write:package']);
+    del = await server.token(alice, ['delete:package']);
+  });
+  afterAll(() => server.close());
+
+  test('an upload is indexed: Packages stanza with checksums, Packages.gz, by-hash, signed Release and InRelease', async () => {
+    const deb = buildDeb({ name: 'hello-hearth', version: '1.0-1', architecture: 'amd64', extraFields: 'Depends: libc6 (>= 2.17)' });
+    const res = await upload('alice', 'bookworm', 'main', deb);
+    expect(res.status).toBe(201);
+
+    const [stanza, ...rest] = await packagesOf('bookworm', 'main', 'amd64');
+    expect(rest).toEqual([]);
+    expect(stanza).toMatchObject({
+      Package: 'hello-hearth',
+      Version: '1.0-1',
+      Architecture: 'amd64',
+      Depends: 'libc6 (>= 2.17)',
+      Maintainer: 'Test Maintainer <test@example.com>',
+      Filename: 'pool/bookworm/main/hello-hearth_1.0-1_amd64.deb',
+      Size: String(deb.length),
+      SHA256: sha256(deb),
+      MD5sum: crypto.createHash('md5').update(deb).digest('hex'),
+      SHA1: crypto.createHash('sha1').update(deb).digest('hex'),
+    });
+    expect(stanza.Description).toBe(
+      'test package hello-hearth\n A package built by the Hearth Debian registry tests.\n .\n Second paragraph.',
+    );
+    expect(await bytes(`alice/debian/${stanza.Filename}`)).toEqual(deb);
+
+    const release = await text('alice/debian/dists/bookworm/Release');
+    expect(release).toMatch(
+      /^Origin: alice\nLabel: alice\nSuite: bookworm\nCodename: bookworm\nDate: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d UTC\n/,
+    );
+    expect(release).toContain('\nArchitectures: amd64\nComponents: main\nAcquire-By-Hash: yes\n');
+    const listed = releaseSha256(release);
+    expect([...listed.keys()].sort()).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
+    const plain = await bytes('alice/debian/dists/bookworm/main/binary-amd64/Packages');
+    const gz = await bytes('alice/debian/dists/bookworm/main/binary-amd64/Packages.gz');
+    expect(listed.get('main/binary-amd64/Packages')).toEqual({ sha256: sha256(plain), size: plain.length });
+    expect(listed.get('main/binary-amd64/Packages.gz')).toEqual({ sha256: sha256(gz), size: gz.length });
+    expect(zlib.gunzipSync(gz)).toEqual(plain);
+    expect(await bytes(`alice/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/${sha256(gz)}`)).toEqual(gz);
+    expect(await bytes(`alice/debian/dists/bookworm/by-hash/SHA256/${sha256(plain)}`)).toEqual(plain);
+    expect((await get('alice/debian/dists/bookworm/main/binary-amd64/Packages.xz')).status).toBe(404);
+
+    const key = await text('alice/debian/repository.key');
+    expect(key).toMatch(/^-----BEGIN PGP PUBLIC KEY BLOCK-----/);
+    const inRelease = await text('alice/debian/dists/bookworm/InRelease');
+    const releaseGpg = await text('alice/debian/dists/bookworm/Release.gpg');
+    expect((await gpgv(key, { InRelease: inRelease }, ['InRelease'])).code).toBe(0);
+    expect(inRelease).toContain(release.trimEnd());
+    expect((await gpgv(key, { Release: release, 'Release.gpg': releaseGpg }, ['Release.gpg', 'Release'])).code).toBe(0);
+    expect(
+      (
+        await gpgv(key, { Release: release.replace('Suite: bookworm', 'Suite: trixie'), 'Release.gpg': releaseGpg }, [
+          'Release.gpg',
+          'Release',
+        ])
+      ).code,
+    ).not.toBe(0);
+  });
+
+  test('control archives compressed with gzip, xz, zstd or not at all are read', async () => {
+    for (const compression of ['gzip', 'xz', 'zstd', 'none'] as const) {
+      const res = await upload(
+        'alice',
+        'compress',
+        'main',
+        buildDeb({ name: `pkg-${compression}`, version: '2.0', architecture: 'amd64', compression }),
+      );
+      expect({ compression, status: res.status }).toEqual({ compression, status: 201 });
+    }
+    const names = (await packagesOf('compress', 'main', 'amd64')).map((s) => s.Package);
+    expect(names).toEqual(['pkg-gzip', 'pkg-none', 'pkg-xz', 'pkg-zstd']);
+  });
+
+  test('Architecture all packages are listed in every architecture; several versions stay installable', async () => {
+    expect((await upload('alice', 'multi', 'main', buildDeb({ name: 'tool', version: '1.0', architecture: 'amd64' }))).status).toBe(201);
+    expect((await upload('alice', 'multi', 'main', buildDeb({ name: 'tool', version: '1.1', architecture: 'amd64' }))).status).toBe(201);
+    expect((await upload('alice', 'multi', 'main', buildDeb({ name: 'tool', version: '1.1', architecture: 'arm64' }))).status).toBe(201);
+    expect((await upload('alice', 'multi', 'main', buildDeb({ name: 'docs', version: '1:3.0', architecture: 'all' }))).status).toBe(201);
+    expect((await upload('alice', 'multi', 'contrib', buildDeb({ name: 'extra', version: '0.1', architecture: 'all' }))).status).toBe(201);
+    const amd64 = (await packagesOf('multi', 'main', 'amd64')).map((s) => `${s.Package}=${s.Version}/${s.Architecture}`);
+    expect(amd64).toEqual(['docs=1:3.0/all', 'tool=1.0/amd64', 'tool=1.1/amd64']);
+    const arm64 = (await packagesOf('multi', 'main', 'arm64')).map((s) => `${s.Package}=${s.Version}/${s.Architecture}`);
+    expect(arm64).toEqual(['docs=1:3.0/all', 'tool=1.1/arm64']);
+    expect((await packagesOf('multi', 'contrib', 'arm64')).map((s) => s.Package)).toEqual(['extra']);
+    const docs = (await packagesOf('multi', 'main', 'amd64'))[0];
+    expect(docs.Filename).toBe('pool/multi/main/docs_3.0_all.deb');
+    const release = await text('alice/debian/dists/multi/Release');
+    expect(release).toContain('\nArchitectures: amd64 arm64\nComponents: contrib main\n');
+    expect(release).toContain('No-Support-for-Architecture-all: Packages');
+    expect(releaseSha256(release).size).toBe(8);
+  });
+
+  test('bad input gets a clear 4xx and stores nothing', async () => {
+    const before = await server.kernel.db('package_file').count({ n: '*' }).first();
+    const good = buildDeb({ name: 'victim', version: '1.0', architecture: 'amd64' });
+    const cases: Array<[string, Buffer, number, RegExp]> = [
+      ['not an ar archive', Buffer.from('hello, this is not a package'), 400, /not an ar archive/],
+      ['empty', Buffer.alloc(0), 400, /empty/],
+      ['truncated', good.subarray(0, 200), 400, /truncated|corrupt|decompress/],
+      [
+        'corrupt control archive',
+        Buffer.concat([good.subarray(0, 140), Buffer.alloc(good.length - 140, 7)]),
+        400,
+        /invalid Debian package/,
+      ],
+      [
+        'missing Version',
+        buildDeb({ name: 'x', version: '1', control: 'Package: noversion\nArchitecture: all\nDescription: d\n' }),
+        400,
+        /missing Version/,
+      ],
+      [
+        'bad package name',
+        buildDeb({ name: 'x', version: '1', control: 'Package: Bad_Name\nVersion: 1.0\nArchitecture: all\nDescription: d\n' }),
+        400,
+        /invalid package name/,
+      ],
+    ];
+    for (const [label, body, status, message] of cases) {
+      const res = await upload('alice', 'bad', 'main', body);
+      const json = (await res.json()) as { message: string; url: string };
+      expect({ label, status: res.status }).toEqual({ label, status });
+      expect(json.message).toMatch(message);
+      expect(json.url).toEqual(expect.any(String));
+    }
+    for (const [dist, comp] of [['..', 'main'], ['bad', '.hidden'], ['a%2Fb', 'main']]) {
+      const res = await fetch(url(`alice/debian/pool/${dist}/${comp}/upload`), {
+        method: 'PUT',
+        body: good,
+        headers: { Authorization: `token ${write}` },
+      });
+      expect([400, 404]).toContain(res.status);
+    }
+    expect(await server.kernel.db('package_file').count({ n: '*' }).first()).toEqual(before);
+    expect((await get('alice/debian/dists/bad/Release')).status).toBe(404);
+  });
+
+  test('a duplicate upload is 409; anonymous and read-only uploads are refused', async () => {
+    const deb = buildDeb({ name: 'dup', version: '1.0', architecture: 'amd64' });
+    expect((await upload('alice', 'dups', 'main', deb)).status).toBe(201);
+    const again = await upload('alice', 'dups', 'main', deb);
+    expect(again.status).toBe(409);
+    // The same version differing only in epoch would take the same pool file name.
+    expect((await upload('alice', 'dups', 'main', buildDeb({ name: 'dup', version: '2:1.0', architecture: 'amd64' }))).status).toBe(409);
+    // Another component of the distribution is another place.
+    expect((await upload('alice', 'dups', 'other', deb)).status).toBe(201);
+    expect((await upload('alice', 'dups', 'main', buildDeb({ name: 'anon', version: '1', architecture: 'all' }), null)).status).toBe(401);
+    const read = await server.token(alice, ['read:package']);
+    expect((await upload('alice', 'dups', 'main', buildDeb({ name: 'ro', version: '1', architecture: 'all' }), read)).status).toBe(403);
+    expect((await packagesOf('dups', 'main', 'amd64')).map((s) => s.Package)).toEqual(['dup']);
+  });
+
+  test('deletes leave the index at once; the last delete removes the distribution', async () => {
+    const a = buildDeb({ name: 'gone-a', version: '1.0', architecture: 'amd64' });
+    expect((await upload('alice', 'deletes', 'main', a)).status).toBe(201);
+    expect((await upload('alice', 'deletes', 'main', buildDeb({ name: 'gone-b', version: '1.0', architecture: 'amd64' }))).status).toBe(
+      201,
+    );
+    expect((await remove('deletes/main/gone-a/1.0/i386')).status).toBe(404);
+    expect((await remove('deletes/main/gone-a/1.0/amd64')).status).toBe(204);
+    expect((await get('alice/debian/pool/deletes/main/gone-a_1.0_amd64.deb')).status).toBe(404);
+    expect((await packagesOf('deletes', 'main', 'amd64')).map((s) => s.Package)).toEqual(['gone-b']);
+    const release = await text('alice/debian/dists/deletes/Release');
+    const packages = await bytes('alice/debian/dists/deletes/main/binary-amd64/Packages');
+    expect(releaseSha256(release).get('main/binary-amd64/Packages')?.sha256).toBe(sha256(packages));
+    // Through the generic API too (the version goes with its last file).
+    expect((await server.api('DELETE', '/packages/alice/debian/gone-b/1.0', { token: del })).status).toBe(204);
+    expect((await get('alice/debian/dists/deletes/Release')).status).toBe(404);
+    expect((await get('alice/debian/dists/deletes/InRelease')).status).toBe(404);
+    expect((await get('alice/debian/dists/deletes/main/binary-amd64/Packages')).status).toBe(404);
+  });
+
+  test('concurrent uploads into one distribution all end up in a consistent index', async () => {
+    const debs = Array.from({ length: 8 }, (_, i) =>
+      buildDeb({ name: `conc-${i}`, version: '1.0', architecture: i % 3 === 0 ? 'all' : 'amd64' }),
+    );
+    const results = await Promise.all(debs.map((deb) => upload('alice', 'busy', 'main', deb)));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const names = (await packagesOf('busy', 'main', 'amd64')).map((s) => s.Package).sort();
+    expect(names).toEqual(debs.map((_, i) => `conc-${i}`).sort());
+    const release = await text('alice/debian/dists/busy/Release');
+    for (const [p, entry] of releaseSha256(release)) {
+      const body = await bytes(`alice/debian/dists/busy/${p}`);
+      expect({ p, sha256: sha256(body), size: body.length }).toEqual({ p, ...entry });
+    }
+  });
+
+  test('private owners: anonymous readers get 404; the signing key is per owner', async () => {
+    const carol = await server.user('carol', { visibility: 'private' });
+    const token = await server.token(carol, ['write:package', 'read:package']);
+    expect((await upload('carol', 'secret', 'main', buildDeb({ name: 'hidden', version: '1', architecture: 'all' }), token)).status).toBe(
+      201,
+    );
+    expect((await get('carol/debian/dists/secret/InRelease')).status).toBe(404);
+    expect((await get('carol/debian/repository.key')).status).toBe(404);
+    const carolKey = await (await get('carol/debian/repository.key', { Authorization: `token ${token}` })).text();
+    expect(carolKey).not.toBe(await text('alice/debian/repository.key'));
+    const inRelease = await (await get('carol/debian/dists/secret/InRelease', { Authorization: `token ${token}` })).text();
+    expect((await gpgv(carolKey, { InRelease: inRelease }, ['InRelease'])).code).toBe(0);
+    expect((await gpgv(await text('alice/debian/repository.key'), { InRelease: inRelease }, ['InRelease'])).code).not.toBe(0);
+  });
+
+  test('purging an owner removes its Debian rows', async () => {
+    const dave = await server.user('dave');
+    const token = await server.token(dave, ['write:package']);
+    expect((await upload('dave', 'd', 'main', buildDeb({ name: 'daves', version: '1', architecture: 'all' }), token)).status).toBe(201);
+    const admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['all']);
+    expect((await server.api('DELETE', '/admin/users/dave?purge=true', { token: admin })).status).toBe(204);
+    for (const table of ['debian_package_file', 'debian_index_file', 'debian_release', 'package_signing_keys']) {
+      expect(await server.kernel.db(table).where('owner_id', dave.id)).toEqual([]);
+    }
+  });
+});
+
+describe('Debian registry disabled', () => {
+  test('a server without the plugin answers 404 and has no debian_* tables', async () => {
+    const server = await startServer();
+    try {
+      await server.user('erin');
+      expect((await fetch(new URL('api/packages/erin/debian/repository.key', server.url))).status).toBe(404);
+      expect((await fetch(new URL('api/packages/erin/debian/dists/x/InRelease', server.url))).status).toBe(404);
+      for (const table of ['debian_package_file', 'debian_index_file', 'debian_release'])
+        expect(await server.kernel.db.schema.hasTable(table)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+});
