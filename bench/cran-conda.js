@@ -15,7 +15,6 @@
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const lib = require('./lib');

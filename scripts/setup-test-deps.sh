@@ -17,6 +17,7 @@ PACKAGES=(
   golang-go    # Go module proxy: go get / go mod download
   r-base-core  # CRAN registry: install.packages from the repository
   conda-package-handling  # conda registry: cph builds .conda and .tar.bz2 test packages
+  bzip2        # conda registry: repodata.json.bz2 is checked with the real bzip2
   ruby         # Chef registry: runs the mixlib-authentication signer (test/sign.rb)
   ruby-mixlib-authentication  # Chef registry: requests signed as knife signs them
   openssl      # Alpine index signatures (openssl dgst -verify); the go client test's TLS front

@@ -41,7 +41,7 @@ const LEVEL: Record<Need, number> = { read: 1, write: 2, admin: 3 };
 // --- the oracle (README, "Permissions") ---------------------------------------------------------
 
 /** Is the caller the owner of repositories of this kind (the user themself, or in the Owners team)? */
-const owns = (caller: Caller, kind: OwnerKind) => caller === 'owner';
+const owns = (caller: Caller, _kind: OwnerKind) => caller === 'owner';
 const orgMember = (caller: Caller, kind: OwnerKind) => isOrg(kind) && (caller === 'member' || caller === 'partial' || caller === 'owner');
 
 function ownerVisible(caller: Caller, kind: OwnerKind): boolean {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const net = require('@hearth/core/dist/net/allow-list') as typeof import('../core/kernel/src/net/allow-list');
 
 // A real local HTTP server: the guarded client must reach it only when loopback is allowed.

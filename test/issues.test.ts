@@ -1,5 +1,5 @@
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const store = require('@hearth/core/dist/issues/issue-store') as typeof import('../core/kernel/src/issues/issue-store');
 
 let server: TestServer;

@@ -4,7 +4,7 @@
  */
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import type { Principal } from '@hearth/plugin-api';
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const repoService = require('@hearth/core/dist/repos/repo-service') as typeof import('../core/kernel/src/repos/repo-service');
 
 type U = { name: string; password: string; id: number };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
 // The module's exported clean-up helpers, from the built kernel (as the kernel will call them).
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const orgStore = require('@hearth/core/dist/orgs/org-store') as typeof import('../core/kernel/src/orgs/org-store');
 
 type U = { name: string; password: string; id: number };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { gitSandbox } from './helpers/git';
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver');
 
 // A real S3-compatible server (s3rver checks AWS Signature V4 with its S3RVER/S3RVER keys), so

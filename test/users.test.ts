@@ -5,7 +5,6 @@ const PROBE = path.join(__dirname, 'fixtures/plugins/probe');
 
 let server: TestServer;
 let adminToken: string;
-const basicAdmin: [string, string] = [ADMIN.name, ADMIN.password];
 
 beforeAll(async () => {
   server = await startServer({ plugins: { probe: { package: PROBE, settings: { protectedUsers: ['keeper'] } } } });

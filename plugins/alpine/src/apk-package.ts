@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import zlib from 'node:zlib';
 import { ArchiveError, gzipMember, readTar, type GzipMember } from '@hearth/package-kit';
 
 /** An upload that is not a well-formed apk v2 package (answered 400). */

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { ApiError, nowUnix, type PackageFileInfo, type PluginContext, type UserInfo } from '@hearth/plugin-api';
 import type { Request } from 'express';
 import { signedIndex, indexStanza, type SignedIndex } from './apk-index';

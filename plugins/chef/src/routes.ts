@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ApiError, contentDisposition, isApiError, type PackageVersionInfo, type PluginContext, type UserInfo } from '@hearth/plugin-api';
 import type { CookbookRow, CookbookService } from './cookbook-service';

@@ -4,6 +4,7 @@ import { ApiError, contentDisposition, type PackageFileInfo, type PluginContext 
 import { compositeKeyOf, type ChannelStore, type JsonDocument } from './channel';
 import { readCondaPackage, SUBDIR } from './conda-package';
 import { etagMatches, sendStoredFile } from '@hearth/package-kit';
+import { Bzip2 } from 'compressjs';
 
 export const TYPE = 'conda';
 
@@ -16,6 +17,7 @@ const CHANNEL_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_CHANNEL_SEGMENTS = 3;
 const PACKAGE_FILE = /^[A-Za-z0-9_][A-Za-z0-9_.+!*-]{0,250}\.(tar\.bz2|conda)$/;
 const REPODATA_FILES = ['repodata.json', 'current_repodata.json'];
+const COMPRESSED_REPODATA = /^(current_)?repodata\.json\.bz2$/;
 
 function channelOf(segments: string[]): string | null {
   if (segments.length > MAX_CHANNEL_SEGMENTS) return null;
@@ -41,6 +43,19 @@ function sendJson(req: Request, res: Response, doc: JsonDocument): void {
   res.set({ ETag: doc.etag, 'Cache-Control': 'no-cache', 'Content-Type': 'application/json' });
   if (etagMatches(req, doc.etag)) return void res.status(304).end();
   res.status(200).send(doc.body);
+}
+
+/** bzip2 copies of cached documents, made once per document (a new document comes with every change). */
+const bzip2Copies = new WeakMap<JsonDocument, Buffer>();
+
+/** `repodata.json.bz2`: the legacy compressed repodata older conda clients ask for. */
+function sendBzip2(req: Request, res: Response, doc: JsonDocument): void {
+  let body = bzip2Copies.get(doc);
+  if (!body) bzip2Copies.set(doc, (body = Buffer.from(Bzip2.compressFile(doc.body))));
+  const etag = `${doc.etag.slice(0, -1)}-bz2"`;
+  res.set({ ETag: etag, 'Cache-Control': 'no-cache', 'Content-Type': 'application/x-bzip2' });
+  if (etagMatches(req, etag)) return void res.status(304).end();
+  res.status(200).send(body);
 }
 
 /** A package file path: `{channel...}/{subdir}/{filename}`. */
@@ -133,11 +148,12 @@ export function condaRouter(ctx: PluginContext<Settings>, store: ChannelStore): 
       if (channel === null) throw ApiError.notFound('not found');
       return sendJson(req, res, await store.channeldata(owner.id, channel));
     }
-    if (REPODATA_FILES.includes(last)) {
+    if (REPODATA_FILES.includes(last) || COMPRESSED_REPODATA.test(last)) {
       const located = locateFile(segments);
       if (!located) throw ApiError.notFound('not found');
       // Every valid subdir has a repodata.json, empty until something is uploaded: clients always ask for noarch.
-      return sendJson(req, res, await store.repodata(owner.id, located.channel, located.subdir));
+      const doc = await store.repodata(owner.id, located.channel, located.subdir);
+      return last.endsWith('.bz2') ? sendBzip2(req, res, doc) : sendJson(req, res, doc);
     }
     const { file } = await findFile(req, segments);
     await sendStoredFile(req, res, file, () => packages.openFile(file), {

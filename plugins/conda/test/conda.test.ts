@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { startServer, type TestServer } from '@hearth/testing';
+import { runCommand, startServer, type TestServer } from '@hearth/testing';
 import { condaPackage, md5, sha256 } from './helpers';
 
 describe('conda registry', () => {
@@ -8,8 +8,8 @@ describe('conda registry', () => {
   let write: string;
 
   const url = (p: string) => new URL(`api/packages/${p}`, server.url);
-  const req = (method: string, p: string, token?: string, body?: Buffer) =>
-    fetch(url(p), { method, headers: token ? { Authorization: `token ${token}` } : {}, body });
+  const req = (method: string, p: string, token?: string, body?: Buffer, headers: Record<string, string> = {}) =>
+    fetch(url(p), { method, headers: { ...(token ? { Authorization: `token ${token}` } : {}), ...headers }, body });
   const repodata = async (p: string): Promise<any> => {
     const res = await req('GET', p);
     expect([p, res.status]).toEqual([p, 200]);
@@ -72,8 +72,18 @@ describe('conda registry', () => {
       removed: [],
       repodata_version: 1,
     });
-    for (const p of ['noarch/repodata.json.zst', 'noarch/repodata.json.bz2', 'noarch/repodata_shards.msgpack.zst'])
+    for (const p of ['noarch/repodata.json.zst', 'noarch/repodata_shards.msgpack.zst'])
       expect([p, (await req('GET', `alice/conda/${p}`)).status]).toEqual([p, 404]);
+    // repodata.json.bz2 (older conda clients) holds exactly repodata.json: checked with the real bzip2.
+    const compressed = await req('GET', 'alice/conda/noarch/repodata.json.bz2');
+    expect(compressed.status).toBe(200);
+    expect(compressed.headers.get('content-type')).toBe('application/x-bzip2');
+    const plain = Buffer.from(await (await req('GET', 'alice/conda/noarch/repodata.json')).arrayBuffer());
+    const unpacked = await runCommand('bzip2', ['-dc'], { input: Buffer.from(await compressed.arrayBuffer()) });
+    expect(unpacked.code).toBe(0);
+    expect(unpacked.stdoutBytes.equals(plain)).toBe(true);
+    const etag = compressed.headers.get('etag')!;
+    expect((await req('GET', 'alice/conda/noarch/repodata.json.bz2', undefined, undefined, { 'If-None-Match': etag })).status).toBe(304);
     const channeldata = await repodata('alice/conda/channeldata.json');
     expect(channeldata).toEqual({
       channeldata_version: 1,

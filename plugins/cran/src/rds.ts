@@ -28,7 +28,6 @@ class XdrWriter {
   charsxp(value: string | null): this {
     if (value === null) return this.int(SEXP.CHAR).int(-1);
     const bytes = Buffer.from(value, 'utf8');
-    // eslint-disable-next-line no-control-regex
     const flags = /^[\x00-\x7f]*$/.test(value) ? ASCII : UTF8;
     this.int(SEXP.CHAR | flags).int(bytes.length);
     this.parts.push(bytes);

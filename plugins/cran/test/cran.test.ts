@@ -7,7 +7,6 @@ describe('CRAN registry', () => {
   let server: TestServer;
   let alice: { name: string; password: string; id: number };
   let write: string;
-  let del: string;
 
   const url = (p: string) => new URL(`api/packages/${p}`, server.url);
   const req = (method: string, p: string, token?: string, body?: Buffer) =>
@@ -24,7 +23,6 @@ describe('CRAN registry', () => {
     server = await startServer({ plugins: { cran: { enabled: true } } });
     alice = await server.user('alice');
     write = await server.token(alice, ['write:package']);
-    del = await server.token(alice, ['delete:package']);
   });
   afterAll(() => server.close());
 

@@ -4,6 +4,8 @@ import path from 'node:path';
 
 /** How long a replaced index file stays servable (by hash) for clients that read the previous Release. */
 export const REPLACED_INDEX_GRACE_MS = 15 * 60 * 1000;
+/** Index files kept in memory for serving (they are immutable: a hash names one content for ever). */
+const MEMORY_BYTES = 64 * 1024 * 1024;
 
 /**
  * Content-addressed, immutable index files (Packages, Packages.gz) of each owner under
@@ -11,7 +13,34 @@ export const REPLACED_INDEX_GRACE_MS = 15 * 60 * 1000;
  * place before any Release names it, so every hash a Release lists can be fetched.
  */
 export class IndexFileStore {
+  /** Recently served files by owner and hash (immutable content), most recent last, up to MEMORY_BYTES in all. */
+  private readonly memory = new Map<string, Buffer>();
+  private memoryBytes = 0;
+
   constructor(private readonly root: string) {}
+
+  /** A file's content, or null when there is none (collected, or never written): from memory when it was read lately. */
+  async read(ownerId: number, sha256: string): Promise<Buffer | null> {
+    const file = this.pathOf(ownerId, sha256);
+    if (!file) return null;
+    const key = `${ownerId}/${sha256}`;
+    const cached = this.memory.get(key);
+    if (cached) {
+      this.memory.delete(key);
+      this.memory.set(key, cached);
+      return cached;
+    }
+    const content = await fs.promises.readFile(file).catch(() => null);
+    if (!content || content.length > MEMORY_BYTES / 8) return content;
+    this.memory.set(key, content);
+    this.memoryBytes += content.length;
+    for (const [oldest, bytes] of this.memory) {
+      if (this.memoryBytes <= MEMORY_BYTES) break;
+      this.memory.delete(oldest);
+      this.memoryBytes -= bytes.length;
+    }
+    return content;
+  }
 
   private dirOf(ownerId: number): string {
     return path.join(this.root, String(ownerId));
@@ -60,6 +89,11 @@ export class IndexFileStore {
   }
 
   async removeOwner(ownerId: number): Promise<void> {
+    for (const [key, bytes] of this.memory) {
+      if (!key.startsWith(`${ownerId}/`)) continue;
+      this.memory.delete(key);
+      this.memoryBytes -= bytes.length;
+    }
     await fs.promises.rm(this.dirOf(ownerId), { recursive: true, force: true });
   }
 }

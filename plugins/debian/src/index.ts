@@ -1,7 +1,7 @@
 import { definePlugin } from '@hearth/plugin-api';
 import { DebianRepository, TYPE } from './repository';
 import { debianRoutes, type DebianSettings } from './routes';
-import { FILES, INDEXES, RELEASES, migrations } from './tables';
+import { DISTRIBUTIONS, FILES, RELEASES, migrations } from './tables';
 
 /**
  * The Debian registry: apt repositories per owner under /api/packages/{owner}/debian in Gitea's
@@ -31,8 +31,8 @@ export default definePlugin<DebianSettings>({
       if (e.type === TYPE) await repository.forgetDeleted(e.ownerId, e.name, e.version);
     });
     ctx.hooks.user.deleting.tapPromise('debian', async ({ user, trx }) => {
-      for (const table of [FILES, INDEXES, RELEASES]) await trx(table).where({ owner_id: user.id }).delete();
+      for (const table of [FILES, RELEASES, DISTRIBUTIONS]) await trx(table).where({ owner_id: user.id }).delete();
     });
-    ctx.hooks.user.deleted.tapPromise('debian', ({ user }) => repository.store.removeOwner(user.id));
+    ctx.hooks.user.deleted.tapPromise('debian', ({ user }) => repository.indexes.store.removeOwner(user.id));
   },
 });

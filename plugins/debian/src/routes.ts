@@ -1,9 +1,10 @@
-import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type Response } from 'express';
 import { ApiError, type PluginContext } from '@hearth/plugin-api';
 import { ARCHITECTURE, PACKAGE_NAME, PACKAGE_VERSION, SUITE_NAME, parseControl } from './control-file';
 import { readControlFile } from './deb-archive';
+import type { ReleasePart } from './distribution-index';
+import type { IndexFileStore } from './index-files';
 import { TYPE, type DebianRepository } from './repository';
 
 export interface DebianSettings {
@@ -12,6 +13,7 @@ export interface DebianSettings {
 
 const POOL_FILE = /^[a-z0-9][a-z0-9+.-]+_[A-Za-z0-9.+~:-]+_[a-z0-9][a-z0-9-]*\.deb$/;
 const SHA256 = /^[0-9a-f]{64}$/;
+const RELEASE_PARTS = new Map<string, ReleasePart>([['Release', 'release'], ['InRelease', 'in_release'], ['Release.gpg', 'release_gpg']]);
 
 function suite(value: unknown, what: string): string {
   const text = String(value);
@@ -20,11 +22,10 @@ function suite(value: unknown, what: string): string {
 }
 
 /** Send a stored index file; a file collected meanwhile is a 404 (the client refetches the Release). */
-async function sendIndexFile(res: Response, file: string | null, contentType: string): Promise<void> {
-  const stat = file ? await fs.promises.stat(file).catch(() => null) : null;
-  if (!file || !stat) throw ApiError.notFound('index file does not exist');
-  res.status(200).set({ 'Content-Type': contentType, 'Content-Length': String(stat.size), 'Cache-Control': 'no-cache' });
-  await pipeline(fs.createReadStream(file), res);
+async function sendIndexFile(res: Response, store: IndexFileStore, ownerId: number, sha256: string, contentType: string): Promise<void> {
+  const content = await store.read(ownerId, sha256);
+  if (!content) throw ApiError.notFound('index file does not exist');
+  res.status(200).set({ 'Content-Type': contentType, 'Cache-Control': 'no-cache', ETag: `"${sha256}"` }).send(content);
 }
 
 /** Gitea's route layout under /api/packages/{owner}/debian. */
@@ -95,10 +96,10 @@ export function debianRoutes(ctx: PluginContext<DebianSettings>, repository: Deb
   router.get('/dists/:distribution/:file', async (req: Request, res: Response) => {
     const { owner } = packages.access(req);
     const distribution = suite(req.params.distribution, 'distribution');
-    const release = await repository.release(owner.id, distribution);
     const file = String(req.params.file);
-    if (!release || !['Release', 'InRelease', 'Release.gpg'].includes(file)) throw ApiError.notFound(`${file} does not exist`);
-    const body = file === 'Release' ? release.release : file === 'InRelease' ? release.in_release : release.release_gpg;
+    const part = RELEASE_PARTS.get(file);
+    const body = part ? await repository.indexes.releasePart(owner, distribution, part) : null;
+    if (body === null) throw ApiError.notFound(`${file} does not exist`);
     res.status(200).set({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' }).send(body);
   });
 
@@ -109,7 +110,7 @@ export function debianRoutes(ctx: PluginContext<DebianSettings>, repository: Deb
     suite(req.params.distribution, 'distribution');
     const hash = String(req.params.hash);
     if (!SHA256.test(hash)) throw ApiError.notFound('index file does not exist');
-    await sendIndexFile(res, repository.store.pathOf(owner.id, hash), 'application/octet-stream');
+    await sendIndexFile(res, repository.indexes.store, owner.id, hash, 'application/octet-stream');
   };
   router.get('/dists/:distribution/by-hash/SHA256/:hash', byHash);
   router.get('/dists/:distribution/:component/:binaryArch/by-hash/SHA256/:hash', byHash);
@@ -122,13 +123,10 @@ export function debianRoutes(ctx: PluginContext<DebianSettings>, repository: Deb
     const file = String(req.params.file);
     const architecture = binaryArch.startsWith('binary-') ? binaryArch.slice('binary-'.length) : '';
     if (!ARCHITECTURE.test(architecture) || !['Packages', 'Packages.gz'].includes(file)) throw ApiError.notFound(`${file} does not exist`);
-    const entry = await repository.indexFile(owner.id, distribution, `${component}/${binaryArch}/${file}`);
+    const entry = await repository.indexes.indexFile(owner, distribution, `${component}/${binaryArch}/${file}`);
     if (!entry) throw ApiError.notFound(`${file} does not exist`);
-    await sendIndexFile(
-      res,
-      repository.store.pathOf(owner.id, entry.sha256),
-      file.endsWith('.gz') ? 'application/gzip' : 'text/plain; charset=utf-8',
-    );
+    const contentType = file.endsWith('.gz') ? 'application/gzip' : 'text/plain; charset=utf-8';
+    await sendIndexFile(res, repository.indexes.store, owner.id, entry.sha256, contentType);
   });
 
   return router;

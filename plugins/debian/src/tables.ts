@@ -2,10 +2,15 @@ import type { PluginMigration } from '@hearth/plugin-api';
 
 /** Uploaded files: where each is published (distribution, component) and its ready-made Packages stanza. */
 export const FILES = 'debian_package_file';
-/** The index files each distribution's current Release lists (content lives in the IndexFileStore). */
-export const INDEXES = 'debian_index_file';
-/** Each distribution's current Release, InRelease and Release.gpg, switched together. */
+/** Version 1's list of each Release's index files: replaced by `debian_release.index_files` in migration 002. */
+const LEGACY_INDEXES = 'debian_index_file';
+/**
+ * Each distribution's current Release, InRelease, Release.gpg and the index files it lists (JSON),
+ * switched together in one row, with the generation of the distribution it was built from.
+ */
 export const RELEASES = 'debian_release';
+/** Each distribution's generation: raised by every publish and delete; a Release built from an older one is stale. */
+export const DISTRIBUTIONS = 'debian_distribution';
 
 export const migrations: PluginMigration[] = [
   {
@@ -28,7 +33,7 @@ export const migrations: PluginMigration[] = [
         t.index(['owner_id', 'distribution', 'component', 'architecture'], 'debian_package_file_index');
         t.index(['owner_id', 'name', 'version'], 'debian_package_file_version');
       });
-      await db.schema.createTable(INDEXES, (t) => {
+      await db.schema.createTable(LEGACY_INDEXES, (t) => {
         t.increments('id');
         t.integer('owner_id').notNullable();
         t.string('distribution', 64).notNullable();
@@ -51,8 +56,50 @@ export const migrations: PluginMigration[] = [
     },
     async down(db) {
       await db.schema.dropTableIfExists(RELEASES);
-      await db.schema.dropTableIfExists(INDEXES);
+      await db.schema.dropTableIfExists(LEGACY_INDEXES);
       await db.schema.dropTableIfExists(FILES);
+    },
+  },
+  {
+    // Publishing only records the file and raises the distribution's generation; indexes are built
+    // on the first read after a change (see DebianRepository), so a publish costs the same whatever the index size.
+    name: '002_debian_lazy_indexes',
+    async up(db) {
+      await db.schema.createTable(DISTRIBUTIONS, (t) => {
+        t.increments('id');
+        t.integer('owner_id').notNullable();
+        t.string('distribution', 64).notNullable();
+        t.bigInteger('generation').notNullable();
+        t.unique(['owner_id', 'distribution'], { indexName: 'debian_distribution_name' });
+      });
+      const existing: Array<{ owner_id: number; distribution: string }> = await db(FILES).distinct('owner_id', 'distribution');
+      const rows = existing.map((e) => ({ owner_id: e.owner_id, distribution: e.distribution, generation: 1 }));
+      if (rows.length) await db.batchInsert(DISTRIBUTIONS, rows, 200);
+      // Existing Releases get generation 0: each is rebuilt (with its index file list) on its first read.
+      await db.schema.alterTable(RELEASES, (t) => {
+        t.bigInteger('generation').notNullable().defaultTo(0);
+        t.text('index_files', 'mediumtext');
+      });
+      await db.schema.dropTableIfExists(LEGACY_INDEXES);
+    },
+    async down(db) {
+      await db.schema.createTable(LEGACY_INDEXES, (t) => {
+        t.increments('id');
+        t.integer('owner_id').notNullable();
+        t.string('distribution', 64).notNullable();
+        t.string('path', 255).notNullable();
+        t.bigInteger('size').notNullable();
+        t.string('md5', 32).notNullable();
+        t.string('sha256', 64).notNullable();
+        t.unique(['owner_id', 'distribution', 'path'], { indexName: 'debian_index_file_path' });
+      });
+      // Version 1 rebuilds only what a change touches and expects index rows for the rest: start it from no Release.
+      await db(RELEASES).delete();
+      await db.schema.alterTable(RELEASES, (t) => {
+        t.dropColumn('generation');
+        t.dropColumn('index_files');
+      });
+      await db.schema.dropTableIfExists(DISTRIBUTIONS);
     },
   },
 ];

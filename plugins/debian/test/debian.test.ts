@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
-import { ADMIN, startServer, type TestServer } from '@hearth/testing';
+import { ADMIN, createTestDatabase, startServer, type TestServer } from '@hearth/testing';
 import { buildDeb, gpgv, parseStanzas, releaseSha256 } from './helpers';
 
 const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
@@ -212,7 +215,19 @@ describe('Debian registry', () => {
     const debs = Array.from({ length: 8 }, (_, i) =>
       buildDeb({ name: `conc-${i}`, version: '1.0', architecture: i % 3 === 0 ? 'all' : 'amd64' }),
     );
-    const results = await Promise.all(debs.map((deb) => upload('alice', 'busy', 'main', deb)));
+    // Readers during the uploads: each Release they get lists files that exist, by hash, with its sizes and hashes.
+    const readDuring = async () => {
+      const res = await get('alice/debian/dists/busy/Release');
+      if (res.status === 404) return;
+      for (const [p, entry] of releaseSha256(await res.text())) {
+        const body = await bytes(`alice/debian/dists/busy/${p.slice(0, p.lastIndexOf('/'))}/by-hash/SHA256/${entry.sha256}`);
+        expect({ p, sha256: sha256(body), size: body.length }).toEqual({ p, ...entry });
+      }
+    };
+    const [results] = await Promise.all([
+      Promise.all(debs.map((deb) => upload('alice', 'busy', 'main', deb))),
+      Promise.all(Array.from({ length: 6 }, readDuring)),
+    ]);
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     const names = (await packagesOf('busy', 'main', 'amd64')).map((s) => s.Package).sort();
     expect(names).toEqual(debs.map((_, i) => `conc-${i}`).sort());
@@ -244,8 +259,58 @@ describe('Debian registry', () => {
     expect((await upload('dave', 'd', 'main', buildDeb({ name: 'daves', version: '1', architecture: 'all' }), token)).status).toBe(201);
     const admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['all']);
     expect((await server.api('DELETE', '/admin/users/dave?purge=true', { token: admin })).status).toBe(204);
-    for (const table of ['debian_package_file', 'debian_index_file', 'debian_release', 'package_signing_keys']) {
+    for (const table of ['debian_package_file', 'debian_release', 'debian_distribution', 'package_signing_keys']) {
       expect(await server.kernel.db(table).where('owner_id', dave.id)).toEqual([]);
+    }
+  });
+});
+
+describe('Debian registry served by two processes on one database', () => {
+  test('each server serves the index of the other\'s publishes and deletes at once, with the same signed Release', async () => {
+    const database = await createTestDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-debian-shared-'));
+    const shared = { plugins: { debian: { enabled: true } }, database: { URL: database.url }, server: { DATA_DIR: dataDir } };
+    const servers: TestServer[] = [];
+    try {
+      servers.push(await startServer(shared));
+      servers.push(await startServer(shared));
+      const [first, second] = servers;
+      const olga = await first.user('olga');
+      const token = await first.token(olga, ['write:package', 'delete:package']);
+      const at = (s: TestServer, p: string) => new URL(`api/packages/olga/debian/${p}`, s.url);
+      const put = async (s: TestServer, name: string) => {
+        const res = await fetch(at(s, 'pool/shared/main/upload'), { method: 'PUT', headers: { Authorization: `token ${token}` },
+          body: buildDeb({ name, version: '1.0', architecture: 'amd64' }) });
+        expect(res.status).toBe(201);
+      };
+      const read = async (s: TestServer, p: string) => {
+        const res = await fetch(at(s, p));
+        return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+      };
+      const names = async (s: TestServer) =>
+        parseStanzas((await read(s, 'dists/shared/main/binary-amd64/Packages')).body.toString()).map((x) => x.Package);
+
+      await put(first, 'one');
+      expect(await names(second)).toEqual(['one']);
+      await put(first, 'two');
+      // The second server read the index before: it must not serve that stale one.
+      expect(await names(second)).toEqual(['one', 'two']);
+      const inRelease = (await read(second, 'dists/shared/InRelease')).body.toString();
+      expect((await read(first, 'dists/shared/InRelease')).body.toString()).toBe(inRelease);
+      for (const [p, entry] of releaseSha256((await read(first, 'dists/shared/Release')).body.toString())) {
+        const byHash = await read(second, `dists/shared/${p.slice(0, p.lastIndexOf('/'))}/by-hash/SHA256/${entry.sha256}`);
+        expect({ p, status: byHash.status, sha256: sha256(byHash.body) }).toEqual({ p, status: 200, sha256: entry.sha256 });
+      }
+      const removed = await fetch(at(second, 'pool/shared/main/one/1.0/amd64'), {
+        method: 'DELETE', headers: { Authorization: `token ${token}` },
+      });
+      expect(removed.status).toBe(204);
+      expect(await names(first)).toEqual(['two']);
+      expect(await names(second)).toEqual(['two']);
+    } finally {
+      for (const s of servers.reverse()) await s.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
@@ -257,7 +322,7 @@ describe('Debian registry disabled', () => {
       await server.user('erin');
       expect((await fetch(new URL('api/packages/erin/debian/repository.key', server.url))).status).toBe(404);
       expect((await fetch(new URL('api/packages/erin/debian/dists/x/InRelease', server.url))).status).toBe(404);
-      for (const table of ['debian_package_file', 'debian_index_file', 'debian_release'])
+      for (const table of ['debian_package_file', 'debian_index_file', 'debian_release', 'debian_distribution'])
         expect(await server.kernel.db.schema.hasTable(table)).toBe(false);
     } finally {
       await server.close();

@@ -47,7 +47,7 @@ function foldKey(file: string): string {
 }
 
 /** Files and the directories they imply must not collide under case folding. */
-class CollisionCheck {
+export class CollisionCheck {
   private readonly seen = new Map<string, { path: string; dir: boolean }>();
 
   /** The earlier path `file` collides with, or null. */

@@ -1,13 +1,19 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import semver from 'semver';
+import { sendDownload as sendFile } from '@hearth/package-kit';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ApiError, isApiError, type PackageDownload, type PluginContext } from '@hearth/plugin-api';
 import { checkModulePath, decodeCase } from './module-path';
 import { ModuleZipError, readModuleZip } from './module-zip';
-import { infoJson, latestOf, versionList, type ModuleStore } from './module-store';
+import { infoJson, latestOf, versionList, type ModuleStore, type ModuleVersion } from './module-store';
+import { UnusableTree, type RepositoryModule, type RepositoryModules, type TagVersion } from './repository-modules';
 
 export interface GoSettings {
   maxZipSize: number;
+  maxRepositoryModuleSize: number;
+  modulePathPrefix: string;
 }
 
 /** What a proxy GET asks for, decoded from the URL. */
@@ -93,8 +99,39 @@ async function sendDownload(
   }
 }
 
+/** Uploaded and tag versions of one module in semver order; an uploaded version wins over a tag of the same version. */
+function mergeVersions(uploaded: ModuleVersion[], tagged: TagVersion[]): ModuleVersion[] {
+  const byVersion = new Map<string, ModuleVersion>();
+  for (const v of tagged) byVersion.set(v.version, v);
+  for (const v of uploaded) byVersion.set(v.version, v);
+  return [...byVersion.values()].sort((a, b) => semver.compare(a.version, b.version));
+}
+
+/** `.info`, `.mod` or `.zip` of a version served from a repository tag. */
+async function sendTagVersion(
+  req: Request, res: Response, kind: 'info' | 'mod' | 'zip', module: RepositoryModule, version: TagVersion,
+  tags: RepositoryModules, ctx: PluginContext<GoSettings>,
+): Promise<void> {
+  try {
+    if (kind === 'info') {
+      res.status(200).set('Content-Type', 'application/json').send(infoJson(version));
+    } else if (kind === 'mod') {
+      await sendDownload(req, res, await tags.goMod(module, version), 'text/plain; charset=utf-8', ctx);
+    } else {
+      const zip = await tags.zip(module, version);
+      res.set({ 'Content-Type': 'application/zip', ETag: `"${zip.sha256}"` });
+      await sendFile(req, res, async () => ({ stream: fs.createReadStream(zip.file) }), {
+        size: zip.size, etag: `"${zip.sha256}"`, onAbort: (err) => ctx.log.debug({ err }, 'Go module download ended early'),
+      });
+    }
+  } catch (err) {
+    if (err instanceof UnusableTree) throw new NotHere(`not found: ${err.message}`);
+    throw err;
+  }
+}
+
 /** The GOPROXY protocol under `/api/packages/{owner}/go`, and `PUT /upload`. */
-export function proxyRoutes(ctx: PluginContext<GoSettings>, store: ModuleStore): Router {
+export function proxyRoutes(ctx: PluginContext<GoSettings>, store: ModuleStore, tags: RepositoryModules): Router {
   const packages = ctx.packages;
   const router = Router({ mergeParams: true });
   router.put('/upload', async (req: Request, res: Response) => {
@@ -119,22 +156,32 @@ export function proxyRoutes(ctx: PluginContext<GoSettings>, store: ModuleStore):
     if (req.path.startsWith('/sumdb/')) throw new NotHere('not found: this proxy does not serve a checksum database');
     const request = parseProxyPath(req.path);
     if (!request) throw new NotHere(`not found: ${req.path.slice(1)} is not a module proxy request`);
-    const { owner } = packages.access(req);
+    const { owner, principal } = packages.access(req);
+    const { modulePath } = request;
+    // Only module paths under this server's host name can name a repository (no database read otherwise).
+    const fromTags = await tags.resolve(owner, principal, modulePath);
     if (!('version' in request)) {
-      const versions = await store.versions(owner.id, request.modulePath);
-      if (!versions) throw new NotHere(`not found: module ${request.modulePath}: no such module`);
+      const uploaded = await store.versions(owner.id, modulePath);
+      const tagged = fromTags ? await tags.versions(fromTags) : [];
+      if (!uploaded && !tagged.length) throw new NotHere(`not found: module ${modulePath}: no such module`);
+      const versions = mergeVersions(uploaded ?? [], tagged);
       if (request.kind === 'list') {
         sendText(res, 200, versionList(versions));
         return;
       }
       const latest = latestOf(versions);
-      if (!latest) throw new NotHere(`not found: module ${request.modulePath}: no versions`);
+      if (!latest) throw new NotHere(`not found: module ${modulePath}: no versions`);
       res.status(200).set({ 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }).send(infoJson(latest));
       return;
     }
-    const { modulePath, version: wanted, kind } = request;
+    const { version: wanted, kind } = request;
     const version = await store.find(owner.id, modulePath, wanted);
-    if (!version) throw new NotHere(`not found: module ${modulePath}@${wanted}: unknown revision ${wanted}`);
+    if (!version) {
+      const tag = fromTags ? await tags.find(fromTags, wanted) : null;
+      if (!fromTags || !tag) throw new NotHere(`not found: module ${modulePath}@${wanted}: unknown revision ${wanted}`);
+      await sendTagVersion(req, res, kind, fromTags, tag, tags, ctx);
+      return;
+    }
     if (kind === 'info') {
       const info = infoJson({ id: version.id, version: version.version, time: version.createdAt });
       res.status(200).set('Content-Type', 'application/json').send(info);

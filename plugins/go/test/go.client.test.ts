@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '@hearth/testing';
-import { GO_PACKAGE_HINT, goAvailable, goEnv, h1, moduleZip, mustSucceed, run, zipHash } from './helpers';
+import { GO_PACKAGE_HINT, goAvailable, goEnv, h1, moduleRepository, moduleZip, mustSucceed, run, MODULE_PREFIX, zipHash } from './helpers';
 
 const GREET = 'example.com/Greet';
 const LEGACY = 'example.com/legacy';
@@ -164,5 +164,87 @@ describe('the go command (golang-go) against the module proxy', () => {
     } finally {
       await front.close();
     }
+  });
+});
+
+describe('the go command (golang-go) against modules served from repository tags', () => {
+  let server: TestServer;
+  let tmp: string;
+  let proxy: string;
+  let lib: string;
+  let repo: Awaited<ReturnType<typeof moduleRepository>>;
+
+  const libFiles = (v: string) => ({
+    'go.mod': `module ${lib}\n\ngo 1.18\n`,
+    'lib.go': `package lib\n\n// Release is the tag this file was committed for.\nconst Release = "${v}"\n\n` +
+        'func Twice(n int) int { return 2 * n }\n',
+    'vendor/modules.txt': '# vendored module list: kept in module zips\n',
+    'vendor/example.com/dep/dep.go': 'package dep\n',
+    'tools/go.mod': `module ${lib}/tools\n`,
+    'tools/tool.go': 'package tools\n',
+    LICENSE: 'MIT\n',
+  });
+  /** What Go puts in the module zip of libFiles: no vendored package, no nested module. */
+  const zipped = (v: string) => {
+    const files: Record<string, string> = libFiles(v);
+    delete files['vendor/example.com/dep/dep.go'];
+    delete files['tools/go.mod'];
+    delete files['tools/tool.go'];
+    return files;
+  };
+
+  beforeAll(async () => {
+    if (!(await goAvailable())) throw new Error(GO_PACKAGE_HINT);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-go-tags-'));
+    server = await startServer({ plugins: { go: { enabled: true, settings: { modulePathPrefix: MODULE_PREFIX } } } });
+    const alice = await server.user('alice');
+    lib = `${MODULE_PREFIX}/alice/lib`;
+    proxy = `${server.url}api/packages/alice/go`;
+    repo = await moduleRepository(server, alice, 'lib');
+    await repo.commit(libFiles('v1.0.0'), ['v1.0.0']);
+    await repo.commit(libFiles('v1.1.0'), ['v1.1.0', 'not-a-version']);
+  });
+  afterAll(async () => {
+    repo?.cleanup();
+    await server?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('go list -m -versions lists the tags; go mod download -json verifies the zip built from the tree', async () => {
+    const env = goEnv(path.join(tmp, 'download'), proxy);
+    const listed = mustSucceed(await run('go', ['list', '-m', '-versions', lib], { cwd: tmp, env }), 'go list -m -versions');
+    expect(listed.stdout.trim()).toBe(`${lib} v1.0.0 v1.1.0`);
+    const r = mustSucceed(await run('go', ['mod', 'download', '-json', `${lib}@v1.1.0`], { cwd: tmp, env }), 'go mod download');
+    const doc = JSON.parse(r.stdout);
+    expect(doc.Error).toBeUndefined();
+    expect(doc.Sum).toBe(zipHash(lib, 'v1.1.0', zipped('v1.1.0')));
+    expect(doc.GoModSum).toBe(h1({ 'go.mod': libFiles('v1.1.0')['go.mod'] }));
+    expect(fs.readFileSync(path.join(doc.Dir, 'lib.go'), 'utf8')).toContain('"v1.1.0"');
+    expect(fs.existsSync(path.join(doc.Dir, 'tools'))).toBe(false);
+    // A second, fresh cache gets the same (cached) zip.
+    const again = mustSucceed(await run('go', ['mod', 'download', '-json', `${lib}@v1.1.0`], { cwd: tmp,
+        env: goEnv(path.join(tmp, 'download-again'), proxy) }), 'go mod download (again)');
+    expect(JSON.parse(again.stdout).Sum).toBe(doc.Sum);
+  });
+
+  test('go get and go build a program using the module; a tag pushed later appears', async () => {
+    const app = path.join(tmp, 'app');
+    fs.mkdirSync(app, { recursive: true });
+    fs.writeFileSync(path.join(app, 'go.mod'), 'module example.com/app\n\ngo 1.18\n');
+    fs.writeFileSync(path.join(app, 'main.go'), `package main\n\nimport (\n\t"fmt"\n\n\t"${lib}"\n)\n\n` +
+        'func main() { fmt.Println(lib.Twice(21), lib.Release) }\n');
+    const env = goEnv(path.join(tmp, 'build'), proxy);
+    mustSucceed(await run('go', ['get', `${lib}@latest`], { cwd: app, env }), 'go get');
+    expect(fs.readFileSync(path.join(app, 'go.sum'), 'utf8')).toContain(`${lib} v1.1.0 ${zipHash(lib, 'v1.1.0', zipped('v1.1.0'))}`);
+    mustSucceed(await run('go', ['build', '-o', 'app', '.'], { cwd: app, env }), 'go build');
+    expect(mustSucceed(await run(path.join(app, 'app'), [], { cwd: app, env }), 'the program').stdout.trim()).toBe('42 v1.1.0');
+
+    await repo.commit(libFiles('v1.2.0'), ['v1.2.0']);
+    const later = goEnv(path.join(tmp, 'later'), proxy);
+    const listed = mustSucceed(await run('go', ['list', '-m', '-versions', lib], { cwd: tmp, env: later }), 'go list after a push');
+    expect(listed.stdout.trim()).toBe(`${lib} v1.0.0 v1.1.0 v1.2.0`);
+    mustSucceed(await run('go', ['get', `${lib}@v1.2.0`], { cwd: app, env }), 'go get v1.2.0');
+    mustSucceed(await run('go', ['build', '-o', 'app', '.'], { cwd: app, env }), 'go build v1.2.0');
+    expect(mustSucceed(await run(path.join(app, 'app'), [], { cwd: app, env }), 'the program').stdout.trim()).toBe('42 v1.2.0');
   });
 });

@@ -1,8 +1,12 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, type TestServer } from '@hearth/testing';
-import { writeZip } from '@hearth/package-kit';
-import { moduleZip } from './helpers';
+import { writeZip, ZipFile } from '@hearth/package-kit';
+import { readModuleZip } from '../src/module-zip';
+import { MODULE_PREFIX, moduleRepository, moduleZip } from './helpers';
 
 const GO_MOD = (p: string) => `// a comment the proxy must keep\nmodule   ${p} // trailing\n\ngo 1.18\n`;
 
@@ -238,6 +242,160 @@ describe('Go module proxy (GOPROXY protocol)', () => {
     expect((await upload('alice', body)).status).toBe(201);
     const zip = Buffer.from(await (await get(`alice/go/${m}/@v/v1.0.0.zip`)).arrayBuffer());
     expect(zip.equals(body)).toBe(true);
+  });
+});
+
+describe('Go modules served from repository tags', () => {
+  let server: TestServer;
+  let alice: { name: string; password: string; id: number };
+  const repos: Array<{ cleanup(): void }> = [];
+  const lib = `${MODULE_PREFIX}/alice/lib`;
+  const goMod = (p: string) => `module ${p}\n\ngo 1.18\n`;
+
+  const url = (p: string) => new URL(`api/packages/alice/go/${p}`, server.url);
+  const get = (p: string, headers: Record<string, string> = {}) => fetch(url(p), { headers });
+  const basic = () => ({ Authorization: `Basic ${Buffer.from(`${alice.name}:${alice.password}`).toString('base64')}` });
+  const repository = async (name: string, options: { private?: boolean } = {}) => {
+    const repo = await moduleRepository(server, alice, name, options);
+    repos.push(repo);
+    return repo;
+  };
+  /** The file names (without the module@version/ prefix) and contents of a served zip, checked by the plugin's own zip reader. */
+  const zipFiles = async (zip: Buffer, prefix: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-go-zip-'));
+    const file = path.join(dir, 'm.zip');
+    fs.writeFileSync(file, zip);
+    try {
+      await readModuleZip(file); // the upload rules: what go's own checks enforce
+      const archive = await ZipFile.open(file);
+      const files: Record<string, string> = {};
+      try {
+        for (const entry of archive.entries) {
+          const chunks: Buffer[] = [];
+          await archive.read(entry, (c) => chunks.push(c));
+          expect(entry.name.startsWith(prefix)).toBe(true);
+          files[entry.name.slice(prefix.length)] = Buffer.concat(chunks).toString();
+        }
+      } finally {
+        await archive.close();
+      }
+      return files;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  beforeAll(async () => {
+    server = await startServer({ plugins: { go: { enabled: true, settings: { modulePathPrefix: MODULE_PREFIX } } } });
+    alice = await server.user('alice');
+  });
+  afterAll(async () => {
+    for (const r of repos) r.cleanup();
+    await server.close();
+  });
+
+  test('the zip of a tag applies Go\'s exclusions; .mod is the go.mod at the tag; .info has the commit date', async () => {
+    const repo = await repository('lib');
+    const kept = {
+      'go.mod': goMod(lib), 'lib.go': 'package lib\n', 'vendor/modules.txt': '# modules\n', 'vendor/README': 'kept\n',
+      'LICENSE': 'MIT\n',
+    };
+    await repo.commit({
+      ...kept,
+      'vendor/example.com/dep/dep.go': 'package dep\n', // a vendored package
+      'internal/vendor/x.go': 'package vendor\n', // so is this, by Go's historical offset for nested vendor directories
+      'tools/go.mod': goMod(`${lib}/tools`), 'tools/tool.go': 'package tools\n', 'tools/deep/d.go': 'package deep\n', // a nested module
+      '.hg_archival.txt': 'repo: x\n',
+      'link.go': { link: 'lib.go' }, // a symbolic link
+    }, []);
+    // A submodule (gitlink) entry, added with plumbing.
+    await repo.git(['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},third_party/sub`]);
+    await repo.git(['commit', '-q', '-m', 'submodule']);
+    await repo.git(['tag', 'v1.0.0']);
+    await repo.git(['push', '-q', 'origin', 'HEAD:refs/heads/main', 'refs/tags/v1.0.0']);
+    const commitTime = Number((await repo.git(['log', '-1', '--format=%ct', 'v1.0.0'])).trim());
+
+    expect(await (await get(`${lib}/@v/list`)).text()).toBe('v1.0.0\n');
+    const zipRes = await get(`${lib}/@v/v1.0.0.zip`);
+    expect([zipRes.status, zipRes.headers.get('content-type')]).toEqual([200, 'application/zip']);
+    const zip = Buffer.from(await zipRes.arrayBuffer());
+    expect(await zipFiles(zip, `${lib}@v1.0.0/`)).toEqual(kept);
+    expect(await (await get(`${lib}/@v/v1.0.0.mod`)).text()).toBe(goMod(lib));
+    expect(JSON.parse(await (await get(`${lib}/@v/v1.0.0.info`)).text())).toEqual({
+      Version: 'v1.0.0', Time: new Date(commitTime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    });
+    expect(JSON.parse(await (await get(`${lib}/@latest`)).text()).Version).toBe('v1.0.0');
+
+    // Cached per repository and commit: the same bytes again (ETag answered 304), rebuilt identically after a push drops the cache.
+    const etag = zipRes.headers.get('etag')!;
+    expect((await get(`${lib}/@v/v1.0.0.zip`, { 'If-None-Match': etag })).status).toBe(304);
+    const cacheDir = path.join(server.dataDir, 'go', 'tag-zips');
+    expect(fs.readdirSync(cacheDir).length).toBe(1);
+    await repo.commit({ 'go.mod': goMod(lib), 'lib.go': 'package lib\n\nconst Two = 2\n' }, ['v1.0.1']);
+    expect(fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : []).toEqual([]);
+    const again = Buffer.from(await (await get(`${lib}/@v/v1.0.0.zip`)).arrayBuffer());
+    expect(again.equals(zip)).toBe(true);
+    expect(await (await get(`${lib}/@v/list`)).text()).toBe('v1.0.0\nv1.0.1\n');
+  });
+
+  test('tags whose go.mod declares another module, or that do not fit the path, are not versions', async () => {
+    const repo = await repository('mixed');
+    const mixed = `${MODULE_PREFIX}/alice/mixed`;
+    await repo.commit({ 'go.mod': goMod(mixed), 'm.go': 'package mixed\n' }, ['v1.0.0', '1.0.1', 'v1.0', 'v1.0.2+build', 'v2.0.0']);
+    await repo.commit({ 'go.mod': goMod('example.com/elsewhere'), 'm.go': 'package mixed\n' }, ['v1.1.0']);
+    await repo.commit({ 'm.go': 'package mixed\n' }, ['v1.2.0']); // no go.mod at all
+    await repo.commit({ 'go.mod': goMod(`${mixed}/v3`), 'm.go': 'package mixed\n' }, ['v1.3.0', 'v3.0.0', 'v3.1.0-rc.1']);
+    await repo.commit({ 'go.mod': goMod(mixed), 'bad:name.go': 'package mixed\n' }, ['v1.4.0']);
+    expect(await (await get(`${mixed}/@v/list`)).text()).toBe('v1.0.0\nv1.4.0\n');
+    for (const v of ['v1.1.0', 'v1.2.0', 'v1.3.0', 'v2.0.0']) {
+      const res = await get(`${mixed}/@v/${v}.info`);
+      expect([v, res.status, res.headers.get('content-type')]).toEqual([v, 404, 'text/plain; charset=utf-8']);
+    }
+    // The major version branch: its own module path, its own tags.
+    expect(await (await get(`${mixed}/v3/@v/list`)).text()).toBe('v3.0.0\nv3.1.0-rc.1\n');
+    expect(JSON.parse(await (await get(`${mixed}/v3/@latest`)).text()).Version).toBe('v3.0.0');
+    // A tree Go cannot make a module zip of: listed (go would list it too) but its zip is a plain-text 404 saying why.
+    const broken = await get(`${mixed}/@v/v1.4.0.zip`);
+    expect([broken.status, await broken.text()]).toEqual([404, expect.stringMatching(/"bad:name.go": invalid character ":"/)]);
+    // Paths that name no repository of this owner, or another owner's.
+    for (const p of [`${MODULE_PREFIX}/alice/nothing`, `${MODULE_PREFIX}/bob/mixed`, `${MODULE_PREFIX}/alice/mixed/v1`]) {
+      expect([p, (await get(`${p}/@v/list`)).status]).toEqual([p, 404]);
+    }
+  });
+
+  test('a private repository is a plain-text 404 for anonymous callers and for users who may not read it', async () => {
+    const repo = await repository('hidden', { private: true });
+    const hidden = `${MODULE_PREFIX}/alice/hidden`;
+    await repo.commit({ 'go.mod': goMod(hidden), 'h.go': 'package hidden\n' }, ['v0.1.0']);
+    const bob = await server.user('bob');
+    const bobRead = await server.token(bob, ['read:package', 'read:repository']);
+    for (const p of ['@v/list', '@latest', '@v/v0.1.0.info', '@v/v0.1.0.mod', '@v/v0.1.0.zip'].map((s) => `${hidden}/${s}`)) {
+      const refused: Array<Record<string, string>> = [{}, { Authorization: `token ${bobRead}` }];
+      for (const headers of refused) {
+        const res = await get(p, headers);
+        expect([p, res.status, res.headers.get('content-type')]).toEqual([p, 404, 'text/plain; charset=utf-8']);
+      }
+      expect([p, (await get(p, basic())).status]).toEqual([p, 200]);
+    }
+  });
+
+  test('an uploaded version wins over the tag of the same version; both kinds are listed', async () => {
+    const repo = await repository('both');
+    const both = `${MODULE_PREFIX}/alice/both`;
+    await repo.commit({ 'go.mod': goMod(both), 'b.go': 'package both\n\nconst From = "tag"\n' }, ['v1.0.0', 'v1.1.0']);
+    const write = await server.token(alice, ['write:package']);
+    const uploaded = moduleZip(both, 'v1.0.0', { 'go.mod': goMod(both), 'b.go': 'package both\n\nconst From = "upload"\n' });
+    const put = async (body: Buffer) => (await fetch(new URL('api/packages/alice/go/upload', server.url), {
+      method: 'PUT', headers: { Authorization: `token ${write}` }, body,
+    })).status;
+    expect(await put(uploaded)).toBe(201);
+    expect(await put(moduleZip(both, 'v0.9.0', { 'go.mod': goMod(both) }))).toBe(201);
+    expect(await (await get(`${both}/@v/list`)).text()).toBe('v0.9.0\nv1.0.0\nv1.1.0\n');
+    const zip = Buffer.from(await (await get(`${both}/@v/v1.0.0.zip`)).arrayBuffer());
+    expect(zip.equals(uploaded)).toBe(true);
+    expect((await zipFiles(Buffer.from(await (await get(`${both}/@v/v1.1.0.zip`)).arrayBuffer()), `${both}@v1.1.0/`))['b.go'])
+      .toContain('"tag"');
+    expect(JSON.parse(await (await get(`${both}/@latest`)).text()).Version).toBe('v1.1.0');
   });
 });
 

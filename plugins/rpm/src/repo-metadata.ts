@@ -5,7 +5,6 @@ import type { RpmDependency, RpmPackageMetadata } from './rpm-metadata';
 /** XML text and attribute values; characters XML 1.0 cannot carry at all are dropped. */
 export function xml(value: string | number): string {
   return String(value)
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

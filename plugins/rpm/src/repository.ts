@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { ApiError, nowUnix, type PackageFileInfo, type PluginContext, type UserInfo } from '@hearth/plugin-api';
 import type { Request } from 'express';

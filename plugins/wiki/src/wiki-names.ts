@@ -87,7 +87,6 @@ export function validTitle(raw: string | undefined): string {
 
 /** Rules every title obeys, written or looked up. */
 function checkTitle(title: string): void {
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(title)) throw ApiError.unprocessable('wiki page names cannot contain control characters');
   if (title.includes('..')) throw ApiError.unprocessable(`wiki page names cannot contain '..' [title: ${title}]`);
 }

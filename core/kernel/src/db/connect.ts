@@ -73,6 +73,7 @@ export function resolveDatabase(url: string, dataDir: string, poolMax: number): 
     case 'postgresql:':
       // PostgreSQL returns int8 (bigint columns, count(*)) as text; our ids and unix times fit a
       // double. Required here, not at the top: an SQLite or MariaDB server never loads pg.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
       (require('pg') as typeof import('pg')).types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
       return {
         kind: 'postgres',

@@ -64,6 +64,7 @@ const dynamicImport = new Function('specifier', 'return import(specifier)') as (
 async function importPlugin(name: string, file: string): Promise<HearthPlugin> {
   let mod: any;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a plugin package found at run time
     mod = require(file);
   } catch (err) {
     if ((err as { code?: string }).code !== 'ERR_REQUIRE_ESM') {

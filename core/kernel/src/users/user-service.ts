@@ -175,7 +175,7 @@ export class UserService {
     return row;
   }
 
-  async edit(row: UserRow, input: EditUserInput, actor: UserInfo | null): Promise<UserRow> {
+  async edit(row: UserRow, input: EditUserInput, _actor: UserInfo | null): Promise<UserRow> {
     const patch: Partial<UserRow> = {};
     const set = <K extends keyof UserRow>(key: K, value: UserRow[K] | undefined) => {
       if (value !== undefined) patch[key] = value;
