@@ -55,7 +55,12 @@ const MEMBER = { username: 'member', password: 'member-password-1', email: 'memb
 const RESTRICTED = { username: 'restricted', password: 'restricted-password-1', email: 'restricted@example.com' };
 
 async function api(server, token, method, route, body, expected) {
-  const res = await lib.request(`${server.url}/api/v1${route}`, { method, headers: { authorization: `token ${token}` }, body, timeoutMs: 10000 });
+  const res = await lib.request(`${server.url}/api/v1${route}`, {
+    method,
+    headers: { authorization: `token ${token}` },
+    body,
+    timeoutMs: 10000,
+  });
   if (res.status !== expected) throw new Error(`${method} ${route} answered ${res.status} (expected ${expected}): ${res.body}`);
   return res.body ? JSON.parse(res.body) : null;
 }
@@ -64,7 +69,11 @@ async function api(server, token, method, route, body, expected) {
 async function userWithToken(server, admin, user, extra = {}) {
   const row = await api(server, admin, 'POST', '/admin/users', { ...user, must_change_password: false, ...extra }, 201);
   const basic = 'Basic ' + Buffer.from(`${user.username}:${user.password}`).toString('base64');
-  const tok = await lib.request(`${server.url}/api/v1/users/${user.username}/tokens`, { method: 'POST', headers: { authorization: basic }, body: { name: 'bench', scopes: ['read:repository'] } });
+  const tok = await lib.request(`${server.url}/api/v1/users/${user.username}/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic },
+    body: { name: 'bench', scopes: ['read:repository'] },
+  });
   if (tok.status !== 201) throw new Error(`${user.username} token: ${tok.status} ${tok.body}`);
   return { id: row.id, token: JSON.parse(tok.body).sha1 };
 }
@@ -92,15 +101,36 @@ async function setUp(server) {
   const restricted = await userWithToken(server, admin, RESTRICTED, { restricted: true });
 
   // --- resolution targets; owner names of one length so the three bodies are the same size ---
-  await api(server, admin, 'POST', '/admin/users', { username: 'pubuser', email: 'pubuser@example.com', password: 'pubuser-password-1', must_change_password: false }, 201);
+  await api(
+    server,
+    admin,
+    'POST',
+    '/admin/users',
+    { username: 'pubuser', email: 'pubuser@example.com', password: 'pubuser-password-1', must_change_password: false },
+    201,
+  );
   await api(server, admin, 'POST', '/admin/users/pubuser/repos', { name: 'target', private: false }, 201);
   await api(server, admin, 'POST', '/orgs', { username: 'privorg', visibility: 'private' }, 201);
   await api(server, admin, 'POST', '/orgs/privorg/repos', { name: 'target', private: false }, 201);
-  const staff = await api(server, admin, 'POST', '/orgs/privorg/teams', { name: 'staff', permission: 'read', includes_all_repositories: false }, 201);
+  const staff = await api(
+    server,
+    admin,
+    'POST',
+    '/orgs/privorg/teams',
+    { name: 'staff', permission: 'read', includes_all_repositories: false },
+    201,
+  );
   await api(server, admin, 'PUT', `/teams/${staff.id}/members/${MEMBER.username}`, undefined, 204);
   await api(server, admin, 'POST', '/orgs', { username: 'teamorg', visibility: 'public' }, 201);
   await api(server, admin, 'POST', '/orgs/teamorg/repos', { name: 'target', private: true }, 201);
-  const readers = await api(server, admin, 'POST', '/orgs/teamorg/teams', { name: 'readers', permission: 'read', includes_all_repositories: false }, 201);
+  const readers = await api(
+    server,
+    admin,
+    'POST',
+    '/orgs/teamorg/teams',
+    { name: 'readers', permission: 'read', includes_all_repositories: false },
+    201,
+  );
   await api(server, admin, 'PUT', `/teams/${readers.id}/members/${MEMBER.username}`, undefined, 204);
   await api(server, admin, 'PUT', `/teams/${readers.id}/repos/teamorg/target`, undefined, 204);
 
@@ -109,13 +139,53 @@ async function setUp(server) {
   const user0 = ownerOf(SIZES.orgs);
   await api(server, admin, 'POST', '/orgs', { username: org0.name, visibility: VIS[org0.visibility] }, 201);
   const orgRepo = await api(server, admin, 'POST', `/orgs/${org0.name}/repos`, { name: repoName(0), private: repoPrivate(0) }, 201);
-  const team = await api(server, admin, 'POST', `/orgs/${org0.name}/teams`, { name: 'members', permission: 'read', includes_all_repositories: false }, 201);
+  const team = await api(
+    server,
+    admin,
+    'POST',
+    `/orgs/${org0.name}/teams`,
+    { name: 'members', permission: 'read', includes_all_repositories: false },
+    201,
+  );
   await api(server, admin, 'PUT', `/teams/${team.id}/members/${MEMBER.username}`, undefined, 204);
   await api(server, admin, 'PUT', `/teams/${team.id}/repos/${org0.name}/${repoName(0)}`, undefined, 204);
-  await api(server, admin, 'POST', '/admin/users', { username: user0.name, email: `${user0.name}@example.com`, password: 'luser-password-1', must_change_password: false, visibility: VIS[user0.visibility] }, 201);
-  const userRepo = await api(server, admin, 'POST', `/admin/users/${user0.name}/repos`, { name: repoName(SIZES.orgs), private: repoPrivate(SIZES.orgs) }, 201);
-  await api(server, admin, 'PUT', `/repos/${user0.name}/${repoName(SIZES.orgs)}/collaborators/${MEMBER.username}`, { permission: 'read' }, 204);
-  return { admin, adminId, member, restricted, templates: { orgRepoId: orgRepo.id, userRepoId: userRepo.id, teamId: team.id, org: org0.name, user: user0.name } };
+  await api(
+    server,
+    admin,
+    'POST',
+    '/admin/users',
+    {
+      username: user0.name,
+      email: `${user0.name}@example.com`,
+      password: 'luser-password-1',
+      must_change_password: false,
+      visibility: VIS[user0.visibility],
+    },
+    201,
+  );
+  const userRepo = await api(
+    server,
+    admin,
+    'POST',
+    `/admin/users/${user0.name}/repos`,
+    { name: repoName(SIZES.orgs), private: repoPrivate(SIZES.orgs) },
+    201,
+  );
+  await api(
+    server,
+    admin,
+    'PUT',
+    `/repos/${user0.name}/${repoName(SIZES.orgs)}/collaborators/${MEMBER.username}`,
+    { permission: 'read' },
+    204,
+  );
+  return {
+    admin,
+    adminId,
+    member,
+    restricted,
+    templates: { orgRepoId: orgRepo.id, userRepoId: userRepo.id, teamId: team.id, org: org0.name, user: user0.name },
+  };
 }
 
 /**
@@ -157,13 +227,19 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
           const id = addOrg({ name: o.name, lower_name: o.name, email: '', full_name: '', visibility: o.visibility });
           addSettings({ org_id: id });
           ownerIds.push(id);
-        } else ownerIds.push(addUser({ name: o.name, lower_name: o.name, email: `${o.name}@example.com`, full_name: '', visibility: o.visibility }));
+        } else
+          ownerIds.push(
+            addUser({ name: o.name, lower_name: o.name, email: `${o.name}@example.com`, full_name: '', visibility: o.visibility }),
+          );
       }
       const repoIds = [];
       for (let j = 0; j < SIZES.repos; j++) {
         if (j === 0) repoIds.push(templates.orgRepoId);
         else if (j === SIZES.orgs) repoIds.push(templates.userRepoId);
-        else repoIds.push(addRepo({ owner_id: ownerIds[j % OWNERS], name: repoName(j), lower_name: repoName(j), is_private: repoPrivate(j) ? 1 : 0 }));
+        else
+          repoIds.push(
+            addRepo({ owner_id: ownerIds[j % OWNERS], name: repoName(j), lower_name: repoName(j), is_private: repoPrivate(j) ? 1 : 0 }),
+          );
       }
       /** Repositories of owner i, in id order. */
       const reposOf = (i) => repoIds.filter((_, j) => j % OWNERS === i);
@@ -171,7 +247,13 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
       // The member's teams: [owner index, includes all, listed repositories].
       let teams = 1;
       let links = 1;
-      for (const [i, all, listed] of [[0, false, SIZES.memberTeamRepos], [1, false, 0], [2, true, 0], [5, false, SIZES.memberTeamRepos], [8, false, 0]]) {
+      for (const [i, all, listed] of [
+        [0, false, SIZES.memberTeamRepos],
+        [1, false, 0],
+        [2, true, 0],
+        [5, false, SIZES.memberTeamRepos],
+        [8, false, 0],
+      ]) {
         const orgId = ownerIds[i];
         let teamId = templates.teamId;
         if (i !== 0) {
@@ -181,7 +263,10 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
         teamUser.run(orgId, teamId, member.id);
         orgUser.run(orgId, member.id);
         // Every other repository of the org, from the second (private ones included).
-        for (const repoId of reposOf(i).filter((_, k) => k % 2 === 1).slice(0, listed - (i === 0 ? 1 : 0))) links += teamRepo.run(orgId, teamId, repoId).changes;
+        for (const repoId of reposOf(i)
+          .filter((_, k) => k % 2 === 1)
+          .slice(0, listed - (i === 0 ? 1 : 0)))
+          links += teamRepo.run(orgId, teamId, repoId).changes;
       }
       // The member collaborates on private repositories of private users (owner index ≡ 2 mod 3 among users).
       let memberCollabs = 1;
@@ -196,13 +281,22 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
         const j = 37 + k * 977; // owners 37, 14, 191, …: organizations and users of each visibility
         addCollab({ repo_id: repoIds[j], user_id: restricted.id });
       }
-      Object.assign(counts, { owners: ownerIds.length, repositories: repoIds.length, memberTeams: teams, memberTeamRepos: links, memberCollabs, restrictedCollabs: SIZES.restrictedCollabs });
+      Object.assign(counts, {
+        owners: ownerIds.length,
+        repositories: repoIds.length,
+        memberTeams: teams,
+        memberTeamRepos: links,
+        memberCollabs,
+        restrictedCollabs: SIZES.restrictedCollabs,
+      });
     })();
     // No ANALYZE: the server never runs it, so the planner works as it would on a real installation.
     db.pragma('wal_checkpoint(PASSIVE)');
     const expect = {
       admin: db.prepare('SELECT count(*) AS n FROM repositories').get().n,
-      anonymous: db.prepare('SELECT count(*) AS n FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.is_private = 0 AND u.visibility = 0').get().n,
+      anonymous: db
+        .prepare('SELECT count(*) AS n FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.is_private = 0 AND u.visibility = 0')
+        .get().n,
       restricted: SIZES.restrictedCollabs,
     };
     return { ...counts, expect, seconds: (Date.now() - started) / 1000 };
@@ -218,12 +312,20 @@ function bulkInsert(dbFile, { member, restricted, templates }) {
  */
 async function sqlCost(dbFile, principals) {
   const { readableRepoIds } = require(path.join(lib.REPO_ROOT, 'core/kernel/dist/access/readable-repos.js'));
-  const knex = require('knex')({ client: 'better-sqlite3', connection: { filename: dbFile, readonly: true }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+  const knex = require('knex')({
+    client: 'better-sqlite3',
+    connection: { filename: dbFile, readonly: true },
+    useNullAsDefault: true,
+    pool: { min: 1, max: 1 },
+  });
   const out = {};
   try {
     for (const [key, principal] of Object.entries(principals)) {
       const readable = readableRepoIds(knex, principal);
-      const base = () => (readable ? knex('repositories').select('repositories.*').whereIn('repositories.id', readable) : knex('repositories').select('repositories.*'));
+      const base = () =>
+        readable
+          ? knex('repositories').select('repositories.*').whereIn('repositories.id', readable)
+          : knex('repositories').select('repositories.*');
       const page = base().orderBy('id', 'asc').orderBy('id', 'asc').limit(LIST_LIMIT);
       const count = knex.count('* as count').from((b) => {
         const inner = b.select('repositories.*').from('repositories');
@@ -268,7 +370,8 @@ async function run() {
     for (const t of resolution) {
       const res = await lib.request(server.url + t.path, { headers: memberHeaders });
       const body = res.status === 200 ? JSON.parse(res.body) : null;
-      if (!body || body.private !== t.private || !body.permissions.pull || body.permissions.push) throw new Error(`${t.path} as the member: ${res.status} ${res.body}`);
+      if (!body || body.private !== t.private || !body.permissions.pull || body.permissions.push)
+        throw new Error(`${t.path} as the member: ${res.status} ${res.body}`);
       bodies[t.key] = res.body;
       if (t.key !== 'a') {
         const anon = await lib.request(server.url + t.path);
@@ -285,15 +388,24 @@ async function run() {
     });
     const baseRes = await lib.request(`${baseline.url}/api/v1/user`, { headers: memberHeaders });
     if (baseRes.body !== bodies.a) warnings.push("the baseline's body differs from a's");
-    const resTargets = [...resolution.map((t) => ({ url: server.url + t.path, headers: memberHeaders })), { url: `${baseline.url}/api/v1/user`, headers: memberHeaders }];
+    const resTargets = [
+      ...resolution.map((t) => ({ url: server.url + t.path, headers: memberHeaders })),
+      { url: `${baseline.url}/api/v1/user`, headers: memberHeaders },
+    ];
     const resLat = (await lib.sequentialGets(resTargets, { ...RESOLUTION_LATENCY, timeoutMs: 5000 })).stats;
     // Throughput in two rounds, a b c express then express c b a, so drift in the machine's load
     // (other work on it, thermal) weighs on every target alike; each figure is the mean of its two runs.
     const tpRuns = resTargets.map(() => []);
-    for (const round of [[0, 1, 2, 3], [3, 2, 1, 0]]) {
+    for (const round of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+    ]) {
       for (const i of round) {
         const r = await lib.measureThroughput(resTargets[i], THROUGHPUT);
-        if (r.non2xx || r.errors || r.timeouts) warnings.push(`${i < 3 ? resolution[i].label : 'express'}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`);
+        if (r.non2xx || r.errors || r.timeouts)
+          warnings.push(
+            `${i < 3 ? resolution[i].label : 'express'}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
+          );
         tpRuns[i].push(r);
       }
     }
@@ -315,17 +427,30 @@ async function run() {
       { key: 'z', label: 'z: restricted user', headers: { authorization: `token ${setup.restricted.token}` } },
       { key: 'w', label: 'w: anonymous', headers: {} },
     ];
-    const listRun = await lib.sequentialGets(lists.map((l) => ({ url: search, headers: l.headers })), { ...LIST_LATENCY, timeoutMs: 20000 });
+    const listRun = await lib.sequentialGets(
+      lists.map((l) => ({ url: search, headers: l.headers })),
+      { ...LIST_LATENCY, timeoutMs: 20000 },
+    );
     const listLat = listRun.stats;
     const totals = listRun.last.map((r) => Number(r.total));
     const items = listRun.last.map((r) => JSON.parse(r.body.toString()).data.length);
     const listBytes = listRun.last.map((r) => r.body.length);
-    for (const [i, key] of [[0, 'admin'], [2, 'restricted'], [3, 'anonymous']]) {
+    for (const [i, key] of [
+      [0, 'admin'],
+      [2, 'restricted'],
+      [3, 'anonymous'],
+    ]) {
       if (totals[i] !== seeded.expect[key]) warnings.push(`${lists[i].label}: X-Total-Count ${totals[i]}, expected ${seeded.expect[key]}`);
     }
-    if (items[2] !== SIZES.restrictedCollabs) warnings.push(`the restricted user's page holds ${items[2]} repositories, expected ${SIZES.restrictedCollabs}`);
+    if (items[2] !== SIZES.restrictedCollabs)
+      warnings.push(`the restricted user's page holds ${items[2]} repositories, expected ${SIZES.restrictedCollabs}`);
 
-    const user = (id, extra = {}) => ({ user: { id, isAdmin: false, isRestricted: false, ...extra }, method: 'token', scopes: null, publicOnly: false });
+    const user = (id, extra = {}) => ({
+      user: { id, isAdmin: false, isRestricted: false, ...extra },
+      method: 'token',
+      scopes: null,
+      publicOnly: false,
+    });
     const sql = await sqlCost(path.join(dir, 'hearth.db'), {
       x: { user: { id: setup.adminId, isAdmin: true, isRestricted: false }, method: 'token', scopes: null, publicOnly: false },
       y: user(setup.member.id),
@@ -345,16 +470,42 @@ async function run() {
         c: { p50: lc.p50 / la.p50, p99: lc.p99 / la.p99, throughput: ta.requestsPerSec / tc.requestsPerSec },
         aVsExpress: { p50: la.p50 / le.p50, p99: la.p99 / le.p99, throughput: te.requestsPerSec / ta.requestsPerSec },
       },
-      lists: Object.fromEntries(['y', 'z', 'w'].map((k, n) => [k, { p50: listLat[n + 1].p50 / listLat[0].p50, p99: listLat[n + 1].p99 / listLat[0].p99 }])),
+      lists: Object.fromEntries(
+        ['y', 'z', 'w'].map((k, n) => [k, { p50: listLat[n + 1].p50 / listLat[0].p50, p99: listLat[n + 1].p99 / listLat[0].p99 }]),
+      ),
     };
     const rr = ratios.resolution;
     const resRows = [
       ['measure', 'a', 'b', 'c', 'express', 'b/a', 'c/a', 'a/express'],
       ['body, bytes', sizes.a, sizes.b, sizes.c, Buffer.byteLength(baseRes.body), '', '', ''],
-      [`sequential p50, ms (n=${RESOLUTION_LATENCY.requests})`, f(la.p50), f(lb.p50), f(lc.p50), f(le.p50), `${f(rr.b.p50)}x`, `${f(rr.c.p50)}x`, `${f(rr.aVsExpress.p50)}x`],
+      [
+        `sequential p50, ms (n=${RESOLUTION_LATENCY.requests})`,
+        f(la.p50),
+        f(lb.p50),
+        f(lc.p50),
+        f(le.p50),
+        `${f(rr.b.p50)}x`,
+        `${f(rr.c.p50)}x`,
+        `${f(rr.aVsExpress.p50)}x`,
+      ],
       ['sequential p99, ms', f(la.p99), f(lb.p99), f(lc.p99), f(le.p99), `${f(rr.b.p99)}x`, `${f(rr.c.p99)}x`, `${f(rr.aVsExpress.p99)}x`],
-      ['sequential mean, ms', f(la.mean), f(lb.mean), f(lc.mean), f(le.mean), `${f(lb.mean / la.mean)}x`, `${f(lc.mean / la.mean)}x`, `${f(la.mean / le.mean)}x`],
-      [`throughput (${THROUGHPUT.connections} conn), req/s`, ...resTp.map((r) => Math.round(r.requestsPerSec)), `${f(rr.b.throughput)}x slower`, `${f(rr.c.throughput)}x slower`, `${f(rr.aVsExpress.throughput)}x slower`],
+      [
+        'sequential mean, ms',
+        f(la.mean),
+        f(lb.mean),
+        f(lc.mean),
+        f(le.mean),
+        `${f(lb.mean / la.mean)}x`,
+        `${f(lc.mean / la.mean)}x`,
+        `${f(la.mean / le.mean)}x`,
+      ],
+      [
+        `throughput (${THROUGHPUT.connections} conn), req/s`,
+        ...resTp.map((r) => Math.round(r.requestsPerSec)),
+        `${f(rr.b.throughput)}x slower`,
+        `${f(rr.c.throughput)}x slower`,
+        `${f(rr.aVsExpress.throughput)}x slower`,
+      ],
       ['  runs, req/s', ...resTp.map((r) => r.runs.map((x) => Math.round(x.requestsPerSec)).join(' / ')), '', '', ''],
       ['  latency p50, ms', ...resTp.map((r) => r.latencyMs.p50), '', '', ''],
       ['  latency p99, ms', ...resTp.map((r) => r.latencyMs.p99), '', '', ''],
@@ -364,48 +515,80 @@ async function run() {
       ['measure', ...lists.map((l) => l.key), 'y/x', 'z/x', 'w/x'],
       ['X-Total-Count', ...totals, '', '', ''],
       ['repositories on the page / body KB', ...items.map((n, i) => `${n} / ${(listBytes[i] / 1024).toFixed(0)}`), '', '', ''],
-      [`sequential p50, ms (n=${LIST_LATENCY.requests})`, ...listLat.map((s) => f(s.p50)), ...['y', 'z', 'w'].map((k) => `${f(ratios.lists[k].p50)}x`)],
+      [
+        `sequential p50, ms (n=${LIST_LATENCY.requests})`,
+        ...listLat.map((s) => f(s.p50)),
+        ...['y', 'z', 'w'].map((k) => `${f(ratios.lists[k].p50)}x`),
+      ],
       ['sequential p99, ms', ...listLat.map((s) => f(s.p99)), ...['y', 'z', 'w'].map((k) => `${f(ratios.lists[k].p99)}x`)],
       ['sequential mean, ms', ...listLat.map((s) => f(s.mean)), ...[1, 2, 3].map((n) => `${f(listLat[n].mean / listLat[0].mean)}x`)],
-      [`  SQL page + count alone, p50 ms (n=${SQL_RUNS})`, ...lists.map((l) => f(sql[l.key].ms.p50)), ...['y', 'z', 'w'].map((k) => `${f(sql[k].ms.p50 / sql.x.ms.p50)}x`)],
+      [
+        `  SQL page + count alone, p50 ms (n=${SQL_RUNS})`,
+        ...lists.map((l) => f(sql[l.key].ms.p50)),
+        ...['y', 'z', 'w'].map((k) => `${f(sql[k].ms.p50 / sql.x.ms.p50)}x`),
+      ],
       ['  rest of the request (p50 − SQL), ms', ...lists.map((l, i) => f(listLat[i].p50 - sql[l.key].ms.p50)), '', '', ''],
     ];
     const verdicts = [];
     for (const k of ['b', 'c']) {
       for (const m of ['p50', 'p99', 'throughput']) {
         const v = rr[k][m];
-        verdicts.push({ name: `resolution ${k}/a ${m}`, met: v <= TARGETS.resolution, line: `GET /repos/{owner}/{repo} ${k}/a ${m === 'throughput' ? 'throughput (slowdown)' : m}: ${f(v)}x — target ≤ ${TARGETS.resolution}x` });
+        verdicts.push({
+          name: `resolution ${k}/a ${m}`,
+          met: v <= TARGETS.resolution,
+          line: `GET /repos/{owner}/{repo} ${k}/a ${m === 'throughput' ? 'throughput (slowdown)' : m}: ${f(v)}x — target ≤ ${TARGETS.resolution}x`,
+        });
       }
     }
     for (const k of ['y', 'z', 'w']) {
       for (const m of ['p50', 'p99']) {
         const v = ratios.lists[k][m];
-        verdicts.push({ name: `list ${k}/x ${m}`, met: v <= TARGETS.list, line: `GET /repos/search?limit=${LIST_LIMIT} ${k}/x ${m}: ${f(v)}x — target ≤ ${TARGETS.list}x` });
+        verdicts.push({
+          name: `list ${k}/x ${m}`,
+          met: v <= TARGETS.list,
+          line: `GET /repos/search?limit=${LIST_LIMIT} ${k}/x ${m}: ${f(v)}x — target ≤ ${TARGETS.list}x`,
+        });
       }
     }
 
     console.log(`plugins loaded: ${plugins.join(', ') || '(none)'}`);
-    console.log(`lists: ${seeded.repositories} repositories of ${seeded.owners} owners (seeded in ${seeded.seconds.toFixed(1)} s); member: ${seeded.memberTeams} teams in ${SIZES.memberOrgs} organizations (${seeded.memberTeamRepos} listed repositories, one team with all), ${seeded.memberCollabs} collaborations; restricted: ${seeded.restrictedCollabs} collaborations`);
-    console.log(`resolution: ${RESOLUTION_LATENCY.warmup} warm-up + ${RESOLUTION_LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s, two rounds (a b c express, express c b a), mean\n`);
-    console.log('1. GET /api/v1/repos/{owner}/{repo} as one member token; express: GET /api/v1/user with a\'s body');
+    console.log(
+      `lists: ${seeded.repositories} repositories of ${seeded.owners} owners (seeded in ${seeded.seconds.toFixed(1)} s); member: ${seeded.memberTeams} teams in ${SIZES.memberOrgs} organizations (${seeded.memberTeamRepos} listed repositories, one team with all), ${seeded.memberCollabs} collaborations; restricted: ${seeded.restrictedCollabs} collaborations`,
+    );
+    console.log(
+      `resolution: ${RESOLUTION_LATENCY.warmup} warm-up + ${RESOLUTION_LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s, two rounds (a b c express, express c b a), mean\n`,
+    );
+    console.log("1. GET /api/v1/repos/{owner}/{repo} as one member token; express: GET /api/v1/user with a's body");
     for (const t of resolution) console.log(`   ${t.label}  (${t.path})`);
     console.log('');
     console.log(lib.table(resRows));
-    console.log(`\n2. GET /api/v1/repos/search?limit=${LIST_LIMIT}: ${lists.map((l) => l.label).join('; ')}; ${LIST_LATENCY.warmup} warm-up + ${LIST_LATENCY.requests} each, interleaved\n`);
+    console.log(
+      `\n2. GET /api/v1/repos/search?limit=${LIST_LIMIT}: ${lists.map((l) => l.label).join('; ')}; ${LIST_LATENCY.warmup} warm-up + ${LIST_LATENCY.requests} each, interleaved\n`,
+    );
     console.log(lib.table(listRows));
     for (const k of ['y', 'z']) {
       console.log(`\nquery plan of the count, ${lists.find((l) => l.key === k).label}:`);
       for (const d of sql[k].plan) console.log(`  ${d}`);
     }
     const scans = Object.fromEntries(Object.entries(sql).map(([k, v]) => [k, v.plan.filter((d) => /^SCAN /.test(d))]));
-    console.log(`\nfull scans in the count's plan: ${Object.entries(scans).map(([k, v]) => `${k}: ${v.length ? v.join(', ') : 'none'}`).join('; ')}\n`);
+    console.log(
+      `\nfull scans in the count's plan: ${Object.entries(scans)
+        .map(([k, v]) => `${k}: ${v.length ? v.join(', ') : 'none'}`)
+        .join('; ')}\n`,
+    );
     lib.printVerdicts(verdicts, warnings);
 
     return {
       plugins,
       sizes: SIZES,
       seeded,
-      settings: { resolutionLatency: RESOLUTION_LATENCY, listLatency: LIST_LATENCY, throughput: THROUGHPUT, listLimit: LIST_LIMIT, sqlRuns: SQL_RUNS },
+      settings: {
+        resolutionLatency: RESOLUTION_LATENCY,
+        listLatency: LIST_LATENCY,
+        throughput: THROUGHPUT,
+        listLimit: LIST_LIMIT,
+        sqlRuns: SQL_RUNS,
+      },
       targets: TARGETS,
       resolution: {
         bodyBytes: sizes,

@@ -77,15 +77,16 @@ async function run() {
 
     // --- branch list ---
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const get = (url) => new Promise((resolve, reject) => {
-      const t = process.hrtime.bigint();
-      const req = http.get(url, { agent, headers: auth, timeout: 60000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6 }));
-        res.on('error', reject);
+    const get = (url) =>
+      new Promise((resolve, reject) => {
+        const t = process.hrtime.bigint();
+        const req = http.get(url, { agent, headers: auth, timeout: 60000 }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6 }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
       });
-      req.on('error', reject);
-    });
     const listMs = { open: [], guarded: [] };
     try {
       for (let i = 0; i < LIST_RUNS.warmup + LIST_RUNS.measured; i++) {
@@ -101,28 +102,49 @@ async function run() {
     const main = await api('GET', `/repos/${owner}/guarded/branches/main`, undefined, 200);
     const warnings = main.protected ? [] : ['main of the guarded repository is not reported as protected'];
 
-    const s = { push: { open: lib.latencySummary(pushMs.open), guarded: lib.latencySummary(pushMs.guarded) }, list: { open: lib.latencySummary(listMs.open), guarded: lib.latencySummary(listMs.guarded) } };
+    const s = {
+      push: { open: lib.latencySummary(pushMs.open), guarded: lib.latencySummary(pushMs.guarded) },
+      list: { open: lib.latencySummary(listMs.open), guarded: lib.latencySummary(listMs.guarded) },
+    };
     const f = (n) => n.toFixed(2);
-    console.log(lib.table([
-      ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
-      ['git push, no rules', f(s.push.open.p50), f(s.push.open.p99), f(s.push.open.mean)],
-      [`git push, ${RULES + 1} rules`, f(s.push.guarded.p50), f(s.push.guarded.p99), f(s.push.guarded.mean)],
-      [`GET /branches (${BRANCHES + 1}), no rules`, f(s.list.open.p50), f(s.list.open.p99), f(s.list.open.mean)],
-      [`GET /branches (${BRANCHES + 1}), ${RULES + 1} rules`, f(s.list.guarded.p50), f(s.list.guarded.p99), f(s.list.guarded.mean)],
-    ]));
+    console.log(
+      lib.table([
+        ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
+        ['git push, no rules', f(s.push.open.p50), f(s.push.open.p99), f(s.push.open.mean)],
+        [`git push, ${RULES + 1} rules`, f(s.push.guarded.p50), f(s.push.guarded.p99), f(s.push.guarded.mean)],
+        [`GET /branches (${BRANCHES + 1}), no rules`, f(s.list.open.p50), f(s.list.open.p99), f(s.list.open.mean)],
+        [`GET /branches (${BRANCHES + 1}), ${RULES + 1} rules`, f(s.list.guarded.p50), f(s.list.guarded.p99), f(s.list.guarded.mean)],
+      ]),
+    );
     for (const w of warnings) console.log(`WARNING: ${w}`);
     const pushRatio = s.push.guarded.p50 / s.push.open.p50;
     const listRatio = s.list.guarded.p50 / s.list.open.p50;
     const verdicts = [
-      { name: 'push with rules', met: pushRatio <= TARGET, line: `git push with ${RULES + 1} rules vs none: p50 ${f(pushRatio)}x — target ≤ ${TARGET}x` },
-      { name: 'branch list with rules', met: listRatio <= TARGET, line: `branch list with ${RULES + 1} rules vs none: p50 ${f(listRatio)}x — target ≤ ${TARGET}x` },
+      {
+        name: 'push with rules',
+        met: pushRatio <= TARGET,
+        line: `git push with ${RULES + 1} rules vs none: p50 ${f(pushRatio)}x — target ≤ ${TARGET}x`,
+      },
+      {
+        name: 'branch list with rules',
+        met: listRatio <= TARGET,
+        line: `branch list with ${RULES + 1} rules vs none: p50 ${f(listRatio)}x — target ≤ ${TARGET}x`,
+      },
     ];
     console.log('');
     lib.printVerdicts(verdicts);
     const stop = await lib.stopServer(server);
     server = null;
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');
-    return { rules: RULES + 1, branches: BRANCHES + 1, runs: { push: PUSH_RUNS, list: LIST_RUNS }, ms: s, ratios: { push: pushRatio, list: listRatio }, warnings, verdicts };
+    return {
+      rules: RULES + 1,
+      branches: BRANCHES + 1,
+      runs: { push: PUSH_RUNS, list: LIST_RUNS },
+      ms: s,
+      ratios: { push: pushRatio, list: listRatio },
+      warnings,
+      verdicts,
+    };
   } finally {
     if (server) await lib.stopServer(server, 2000);
     fs.rmSync(work, { recursive: true, force: true });

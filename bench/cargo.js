@@ -29,27 +29,45 @@ const CRATES = 100;
 const WARMUP = 30;
 const TARGET_RATIO = 1.5;
 
-
 /** cargo's publish body: u32 LE JSON length, JSON, u32 LE crate length, a small .crate. */
 function publishBody(name, vers) {
   const dir = `${name}-${vers}`;
-  const crate = zlib.gzipSync(Buffer.concat([
-    lib.tarEntry(`${dir}/Cargo.toml`, Buffer.from(`[package]\nname = "${name}"\nversion = "${vers}"\n`)),
-    lib.tarEntry(`${dir}/src/lib.rs`, Buffer.from(`pub fn v() -> &'static str { "${vers}" }\n`)),
-    Buffer.alloc(1024),
-  ]));
-  const json = Buffer.from(JSON.stringify({
-    name, vers, deps: [{ name: 'serde', version_req: '^1', features: [], optional: false, default_features: true, target: null, kind: 'normal', registry: null }],
-    features: { default: [] }, authors: ['bench'], description: `bench crate ${name}`, license: 'MIT', links: null,
-  }));
+  const crate = zlib.gzipSync(
+    Buffer.concat([
+      lib.tarEntry(`${dir}/Cargo.toml`, Buffer.from(`[package]\nname = "${name}"\nversion = "${vers}"\n`)),
+      lib.tarEntry(`${dir}/src/lib.rs`, Buffer.from(`pub fn v() -> &'static str { "${vers}" }\n`)),
+      Buffer.alloc(1024),
+    ]),
+  );
+  const json = Buffer.from(
+    JSON.stringify({
+      name,
+      vers,
+      deps: [
+        {
+          name: 'serde',
+          version_req: '^1',
+          features: [],
+          optional: false,
+          default_features: true,
+          target: null,
+          kind: 'normal',
+          registry: null,
+        },
+      ],
+      features: { default: [] },
+      authors: ['bench'],
+      description: `bench crate ${name}`,
+      license: 'MIT',
+      links: null,
+    }),
+  );
   const a = Buffer.alloc(4);
   a.writeUInt32LE(json.length);
   const b = Buffer.alloc(4);
   b.writeUInt32LE(crate.length);
   return Buffer.concat([a, json, b, crate]);
 }
-
-
 
 async function run() {
   const dir = lib.makeTempDir('hearth-bench-cargo-');
@@ -61,12 +79,14 @@ async function run() {
     const token = await lib.hearthToken(server, ['write:package']);
     const basic = 'Basic ' + Buffer.from(`${lib.HEARTH_ADMIN.username}:${lib.HEARTH_ADMIN.password}`).toString('base64');
     const made = await lib.request(`${server.url}/api/v1/admin/users`, {
-      method: 'POST', headers: { authorization: basic },
+      method: 'POST',
+      headers: { authorization: basic },
       body: { username: 'warmup', email: 'warmup@example.com', password: 'warmup-password-1', must_change_password: false },
     });
     if (made.status !== 201) throw new Error(`creating the warm-up user answered ${made.status}: ${made.body}`);
     // The site admin may publish for any owner.
-    for (let i = 0; i < WARMUP; i++) await lib.timedPut(`${server.url}/api/packages/warmup/cargo/api/v1/crates/new`, token, publishBody(`warm-${i % 5}`, `0.0.${i}`), 200);
+    for (let i = 0; i < WARMUP; i++)
+      await lib.timedPut(`${server.url}/api/packages/warmup/cargo/api/v1/crates/new`, token, publishBody(`warm-${i % 5}`, `0.0.${i}`), 200);
 
     const fresh = [];
     for (let k = 0; k < SAMPLES; k++) {
@@ -101,10 +121,20 @@ async function run() {
 
     // The git index holds every crate, each with its versions.
     const clone = path.join(dir, 'clone');
-    execFileSync('git', ['clone', '--quiet', `${server.url}/${owner}/_cargo-index.git`, clone], { stdio: ['ignore', 'ignore', 'pipe'], env: lib.cleanEnv({ GIT_TERMINAL_PROMPT: '0' }) });
+    execFileSync('git', ['clone', '--quiet', `${server.url}/${owner}/_cargo-index.git`, clone], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: lib.cleanEnv({ GIT_TERMINAL_PROMPT: '0' }),
+    });
     const commits = Number(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: clone, encoding: 'utf8' }).trim());
-    const lines = fs.readFileSync(path.join(clone, 'be', 'nc', 'bench-crate-7'), 'utf8').trim().split('\n').length;
-    result.gitIndex = { commits, files: Number(execFileSync('git', ['ls-files'], { cwd: clone, encoding: 'utf8' }).trim().split('\n').length), linesOfBenchCrate7: lines };
+    const lines = fs
+      .readFileSync(path.join(clone, 'be', 'nc', 'bench-crate-7'), 'utf8')
+      .trim()
+      .split('\n').length;
+    result.gitIndex = {
+      commits,
+      files: Number(execFileSync('git', ['ls-files'], { cwd: clone, encoding: 'utf8' }).trim().split('\n').length),
+      linesOfBenchCrate7: lines,
+    };
   } finally {
     lib.closeUploads();
     await lib.stopServer(server);
@@ -112,15 +142,23 @@ async function run() {
   }
 
   const fmt = (n) => n.toFixed(1);
-  console.log(lib.table([
-    ['publish (first version of a new crate)', 'p50 ms', 'each (ms)'],
-    ["owner's 1st version (empty index)", fmt(result.p50FirstMs), result.firstMs.map(fmt).join(' ')],
-    ["owner's 1,001st… version (1,000 in the index)", fmt(result.p50LastMs), result.lastMs.map(fmt).join(' ')],
-  ]));
-  console.log(`\nfilling 1,000 versions: ${result.fillSeconds.toFixed(1)} s; p50 per 100 publishes (ms): ${result.p50PerHundredMs.join(' ')}`);
-  console.log(`git index of the bench owner: ${result.gitIndex.commits} commits, ${result.gitIndex.files} files, bench-crate-7 has ${result.gitIndex.linesOfBenchCrate7} versions`);
+  console.log(
+    lib.table([
+      ['publish (first version of a new crate)', 'p50 ms', 'each (ms)'],
+      ["owner's 1st version (empty index)", fmt(result.p50FirstMs), result.firstMs.map(fmt).join(' ')],
+      ["owner's 1,001st… version (1,000 in the index)", fmt(result.p50LastMs), result.lastMs.map(fmt).join(' ')],
+    ]),
+  );
+  console.log(
+    `\nfilling 1,000 versions: ${result.fillSeconds.toFixed(1)} s; p50 per 100 publishes (ms): ${result.p50PerHundredMs.join(' ')}`,
+  );
+  console.log(
+    `git index of the bench owner: ${result.gitIndex.commits} commits, ${result.gitIndex.files} files, bench-crate-7 has ${result.gitIndex.linesOfBenchCrate7} versions`,
+  );
   const met = result.ratio <= TARGET_RATIO;
-  console.log(`1001st-version cost ÷ 1st-version cost (p50): ${result.ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}): ${met ? 'met' : 'NOT met'}`);
+  console.log(
+    `1001st-version cost ÷ 1st-version cost (p50): ${result.ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}): ${met ? 'met' : 'NOT met'}`,
+  );
   result.met = met;
   return result;
 }

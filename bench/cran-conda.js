@@ -24,23 +24,31 @@ const SAMPLES = 11;
 const TARGET_RATIO = 1.5;
 const DURATION = 5;
 
-
 const tar = (files) => Buffer.concat([...Object.entries(files).map(([n, c]) => lib.tarEntry(n, Buffer.from(c))), Buffer.alloc(1024)]);
 
 function cranPackage(name) {
-  return zlib.gzipSync(tar({
-    [`${name}/DESCRIPTION`]: `Package: ${name}\nVersion: 1.0.0\nTitle: Bench\nLicense: MIT\nImports: stats,\n    utils\nNeedsCompilation: no\n`,
-    [`${name}/R/f.R`]: `f <- function() "${name}"\n`,
-  }));
+  return zlib.gzipSync(
+    tar({
+      [`${name}/DESCRIPTION`]: `Package: ${name}\nVersion: 1.0.0\nTitle: Bench\nLicense: MIT\nImports: stats,\n    utils\nNeedsCompilation: no\n`,
+      [`${name}/R/f.R`]: `f <- function() "${name}"\n`,
+    }),
+  );
 }
 
 function condaPackage(name) {
-  const index = { name, version: '1.0', build: 'h0_0', build_number: 0, depends: ['python >=3.8'], subdir: 'noarch', noarch: 'generic', license: 'MIT' };
+  const index = {
+    name,
+    version: '1.0',
+    build: 'h0_0',
+    build_number: 0,
+    depends: ['python >=3.8'],
+    subdir: 'noarch',
+    noarch: 'generic',
+    license: 'MIT',
+  };
   const data = tar({ 'info/index.json': JSON.stringify(index), 'info/files': `share/${name}\n`, [`share/${name}`]: name });
   return { filename: `${name}-1.0-h0_0.tar.bz2`, body: execFileSync('bzip2', ['-c'], { input: data }) };
 }
-
-
 
 const BASELINE = `
 const http = require('node:http');
@@ -77,12 +85,21 @@ async function publishRatio(server, token, fresh, format, owner) {
       first.push(await uploads(fresh[k], k));
     }
   }
-  return { firstMs: first, laterMs: later, p50FirstMs: lib.median(first), p50LaterMs: lib.median(later), ratio: lib.median(later) / lib.median(first) };
+  return {
+    firstMs: first,
+    laterMs: later,
+    p50FirstMs: lib.median(first),
+    p50LaterMs: lib.median(later),
+    ratio: lib.median(later) / lib.median(first),
+  };
 }
 
 async function run() {
   const dir = lib.makeTempDir('hearth-bench-cran-conda-');
-  const server = await lib.startServer({ ...lib.hearthSpec(path.join(dir, 'data'), ['cran', 'conda']), logFile: path.join(dir, 'hearth.log') });
+  const server = await lib.startServer({
+    ...lib.hearthSpec(path.join(dir, 'data'), ['cran', 'conda']),
+    logFile: path.join(dir, 'hearth.log'),
+  });
   const owner = lib.HEARTH_ADMIN.username;
   const result = { fill: FILL, samples: SAMPLES };
   let baseline;
@@ -105,7 +122,8 @@ async function run() {
       const times = [];
       const t0 = Date.now();
       for (let i = 0; i < FILL; i++) {
-        if (format === 'cran') times.push(await lib.timedPut(`${server.url}/api/packages/${owner}/cran/src`, `token ${token}`, cranPackage(`bench${i}`)));
+        if (format === 'cran')
+          times.push(await lib.timedPut(`${server.url}/api/packages/${owner}/cran/src`, `token ${token}`, cranPackage(`bench${i}`)));
         else {
           const p = condaPackage(`bench-${i}`);
           times.push(await lib.timedPut(`${server.url}/api/packages/${owner}/conda/${p.filename}`, `token ${token}`, p.body));
@@ -113,12 +131,19 @@ async function run() {
       }
       const perHundred = [];
       for (let i = 0; i < FILL; i += 100) perHundred.push(Math.round(lib.median(times.slice(i, i + 100)) * 10) / 10);
-      result[format] = { fillSeconds: (Date.now() - t0) / 1000, p50PerHundredMs: perHundred, publish: await publishRatio(server, token, fresh, format, owner) };
+      result[format] = {
+        fillSeconds: (Date.now() - t0) / 1000,
+        p50PerHundredMs: perHundred,
+        publish: await publishRatio(server, token, fresh, format, owner),
+      };
       console.log(`  ${format}: ${FILL} packages published in ${result[format].fillSeconds.toFixed(1)} s`);
     }
 
     // The same bytes for the baseline, taken from Hearth's answers.
-    const indexes = { cran: `/api/packages/${owner}/cran/src/contrib/PACKAGES`, conda: `/api/packages/${owner}/conda/noarch/repodata.json` };
+    const indexes = {
+      cran: `/api/packages/${owner}/cran/src/contrib/PACKAGES`,
+      conda: `/api/packages/${owner}/conda/noarch/repodata.json`,
+    };
     const served = {};
     for (const [format, p] of Object.entries(indexes)) {
       const res = await lib.request(`${server.url}${p}`, { timeoutMs: 10000 });
@@ -132,12 +157,24 @@ async function run() {
     const script = path.join(dir, 'baseline.js');
     fs.writeFileSync(script, BASELINE);
     fs.writeFileSync(path.join(dir, 'files.json'), JSON.stringify(served));
-    baseline = await lib.startServer({ name: 'baseline', args: [script, path.join(dir, 'files.json')], env: lib.cleanEnv({}), logFile: path.join(dir, 'baseline.log'), readyPath: '/ready' });
+    baseline = await lib.startServer({
+      name: 'baseline',
+      args: [script, path.join(dir, 'files.json')],
+      env: lib.cleanEnv({}),
+      logFile: path.join(dir, 'baseline.log'),
+      readyPath: '/ready',
+    });
     for (const [format, p] of Object.entries(indexes)) {
       const hearth = await lib.measureThroughput({ url: `${server.url}${p}` }, { duration: DURATION, connections: 16 });
       const base = await lib.measureThroughput({ url: `${baseline.url}${p}` }, { duration: DURATION, connections: 16 });
       if (hearth.non2xx || base.non2xx) throw new Error(`${format}: non-2xx answers while serving the index`);
-      result[format].serve = { hearthRps: hearth.requestsPerSec, baselineRps: base.requestsPerSec, hearthP50Ms: hearth.latencyMs.p50, baselineP50Ms: base.latencyMs.p50, ratio: hearth.requestsPerSec / base.requestsPerSec };
+      result[format].serve = {
+        hearthRps: hearth.requestsPerSec,
+        baselineRps: base.requestsPerSec,
+        hearthP50Ms: hearth.latencyMs.p50,
+        baselineP50Ms: base.latencyMs.p50,
+        ratio: hearth.requestsPerSec / base.requestsPerSec,
+      };
     }
   } finally {
     lib.closeUploads();
@@ -147,18 +184,32 @@ async function run() {
   }
 
   const fmt = (n) => n.toFixed(1);
-  const rows = [['format', 'index size', 'publish p50 1st (ms)', 'publish p50 1,001st (ms)', 'ratio', 'index req/s', 'baseline req/s', 'req/s ratio']];
+  const rows = [
+    ['format', 'index size', 'publish p50 1st (ms)', 'publish p50 1,001st (ms)', 'ratio', 'index req/s', 'baseline req/s', 'req/s ratio'],
+  ];
   for (const format of ['cran', 'conda']) {
     const r = result[format];
-    rows.push([format, `${(r.indexBytes / 1024).toFixed(0)} KiB`, fmt(r.publish.p50FirstMs), fmt(r.publish.p50LaterMs), r.publish.ratio.toFixed(2), fmt(r.serve.hearthRps), fmt(r.serve.baselineRps), r.serve.ratio.toFixed(2)]);
+    rows.push([
+      format,
+      `${(r.indexBytes / 1024).toFixed(0)} KiB`,
+      fmt(r.publish.p50FirstMs),
+      fmt(r.publish.p50LaterMs),
+      r.publish.ratio.toFixed(2),
+      fmt(r.serve.hearthRps),
+      fmt(r.serve.baselineRps),
+      r.serve.ratio.toFixed(2),
+    ]);
   }
   console.log(lib.table(rows));
-  for (const format of ['cran', 'conda']) console.log(`${format}: p50 per 100 publishes while filling (ms): ${result[format].p50PerHundredMs.join(' ')}`);
+  for (const format of ['cran', 'conda'])
+    console.log(`${format}: p50 per 100 publishes while filling (ms): ${result[format].p50PerHundredMs.join(' ')}`);
   console.log('');
-  lib.printVerdicts(['cran', 'conda'].map((format) => ({
-    line: `${format}: 1,001st publish p50 ≤ ${TARGET_RATIO} × 1st (${result[format].publish.ratio.toFixed(2)})`,
-    met: result[format].publish.ratio <= TARGET_RATIO,
-  })));
+  lib.printVerdicts(
+    ['cran', 'conda'].map((format) => ({
+      line: `${format}: 1,001st publish p50 ≤ ${TARGET_RATIO} × 1st (${result[format].publish.ratio.toFixed(2)})`,
+      met: result[format].publish.ratio <= TARGET_RATIO,
+    })),
+  );
   return result;
 }
 

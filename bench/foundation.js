@@ -50,7 +50,9 @@ async function run() {
   const servers = [];
   try {
     // --- Hearth: 3 first starts, each on its own fresh data dir; the last one stays up. ---
-    const { runs: hearthRuns, server: hearth } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) => lib.hearthSpec(dataDir, plugins));
+    const { runs: hearthRuns, server: hearth } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) =>
+      lib.hearthSpec(dataDir, plugins),
+    );
 
     // --- A token and the two bodies the baseline must reproduce. ---
     const tokenHeaders = { authorization: `token ${await lib.hearthToken(hearth, ['read:user'])}` };
@@ -70,7 +72,10 @@ async function run() {
 
     // The comparison is only fair if both send the same bytes.
     const warnings = [];
-    for (const [route, hearthBody, headers] of [['/api/v1/version', versionRes.body, {}], ['/api/v1/user', userRes.body, tokenHeaders]]) {
+    for (const [route, hearthBody, headers] of [
+      ['/api/v1/version', versionRes.body, {}],
+      ['/api/v1/user', userRes.body, tokenHeaders],
+    ]) {
       const res = await lib.request(baseline.url + route, { headers });
       if (res.body !== hearthBody) warnings.push(`baseline body for ${route} differs from Hearth's`);
     }
@@ -85,9 +90,14 @@ async function run() {
     for (const route of routes) {
       const h = await lib.measureThroughput({ url: hearth.url + route.path, headers: route.headers }, THROUGHPUT);
       const b = await lib.measureThroughput({ url: baseline.url + route.path, headers: route.headers }, THROUGHPUT);
-      for (const [who, r] of [['hearth', h], ['express', b]]) {
+      for (const [who, r] of [
+        ['hearth', h],
+        ['express', b],
+      ]) {
         if (r.non2xx || r.errors || r.timeouts) {
-          warnings.push(`${route.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`);
+          warnings.push(
+            `${route.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
+          );
         }
       }
       throughput.push({ route: route.label, path: route.path, hearth: h, express: b, ratio: h.requestsPerSec / b.requestsPerSec });
@@ -99,8 +109,14 @@ async function run() {
     if (!baselineStop.graceful) warnings.push('baseline did not exit within 5 s of SIGTERM (killed)');
     const hearthLogBytes = fs.statSync(hearth.logFile).size;
 
-    const ready = { hearth: lib.median(hearthRuns.map((r) => r.readyMs)) / 1000, express: lib.median(baselineRuns.map((r) => r.readyMs)) / 1000 };
-    const rss = { hearth: lib.mb(lib.median(hearthRuns.map((r) => r.idleRssBytes))), express: lib.mb(lib.median(baselineRuns.map((r) => r.idleRssBytes))) };
+    const ready = {
+      hearth: lib.median(hearthRuns.map((r) => r.readyMs)) / 1000,
+      express: lib.median(baselineRuns.map((r) => r.readyMs)) / 1000,
+    };
+    const rss = {
+      hearth: lib.mb(lib.median(hearthRuns.map((r) => r.idleRssBytes))),
+      express: lib.mb(lib.median(baselineRuns.map((r) => r.idleRssBytes))),
+    };
 
     const targets = [
       {
@@ -136,7 +152,9 @@ async function run() {
       );
     }
 
-    console.log(`plugins loaded: ${plugins.join(', ')}; ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s per throughput run\n`);
+    console.log(
+      `plugins loaded: ${plugins.join(', ')}; ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s per throughput run\n`,
+    );
     console.log(lib.table(rows));
     console.log('');
     for (const w of warnings) console.log(`WARNING: ${w}`);
@@ -148,7 +166,12 @@ async function run() {
       settings: { runs: RUNS, idleMs: IDLE_MS, ...THROUGHPUT },
       targets: TARGETS,
       ready: { ...ready, unit: 's', hearthRuns: hearthRuns.map((r) => r.readyMs), expressRuns: baselineRuns.map((r) => r.readyMs) },
-      idleRss: { ...rss, unit: 'MB', hearthRunsBytes: hearthRuns.map((r) => r.idleRssBytes), expressRunsBytes: baselineRuns.map((r) => r.idleRssBytes) },
+      idleRss: {
+        ...rss,
+        unit: 'MB',
+        hearthRunsBytes: hearthRuns.map((r) => r.idleRssBytes),
+        expressRunsBytes: baselineRuns.map((r) => r.idleRssBytes),
+      },
       throughput,
       hearthLogBytes,
       warnings,

@@ -70,7 +70,8 @@ function git(args, { env, cwd, input, timeoutMs = 60_000, allowFail = false } = 
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const result = { code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr, ms };
       if (timedOut) reject(new Error(`git ${args.join(' ')}: still running after ${timeoutMs} ms (killed)\n${stderr.trim()}`));
-      else if (code !== 0 && !allowFail) reject(new Error(`git ${args.join(' ')} exited ${code ?? signal}\n${stderr.trim().split('\n').slice(-5).join('\n')}`));
+      else if (code !== 0 && !allowFail)
+        reject(new Error(`git ${args.join(' ')} exited ${code ?? signal}\n${stderr.trim().split('\n').slice(-5).join('\n')}`));
       else resolve(result);
     });
     if (input !== undefined) {
@@ -84,15 +85,16 @@ function git(args, { env, cwd, input, timeoutMs = 60_000, allowFail = false } = 
 async function feed(stdin, chunks) {
   for await (const chunk of chunks) {
     if (stdin.destroyed) return;
-    if (!stdin.write(chunk)) await new Promise((resolve) => {
-      const done = () => {
-        stdin.off('drain', done);
-        stdin.off('close', done);
-        resolve();
-      };
-      stdin.once('drain', done);
-      stdin.once('close', done);
-    });
+    if (!stdin.write(chunk))
+      await new Promise((resolve) => {
+        const done = () => {
+          stdin.off('drain', done);
+          stdin.off('close', done);
+          resolve();
+        };
+        stdin.once('drain', done);
+        stdin.once('close', done);
+      });
   }
   stdin.end();
 }
@@ -134,10 +136,11 @@ async function* importStream({ ref, count, first = 0, from, blobSize, seed }) {
   for (let i = first; i < first + count; i++) {
     const when = `${BASE_TIME + i * 60} +0000`;
     const message = `Change ${i}: rewrite ${filePath(i % FILES)}\n`;
-    let head = `commit ${ref}\n`
-      + `author ${IDENTITY.name} <${IDENTITY.email}> ${when}\n`
-      + `committer ${IDENTITY.name} <${IDENTITY.email}> ${when}\n`
-      + `data ${Buffer.byteLength(message)}\n${message}`;
+    let head =
+      `commit ${ref}\n` +
+      `author ${IDENTITY.name} <${IDENTITY.email}> ${when}\n` +
+      `committer ${IDENTITY.name} <${IDENTITY.email}> ${when}\n` +
+      `data ${Buffer.byteLength(message)}\n${message}`;
     if (i === first && from) head += `from ${from}\n`;
     head += `M 100644 inline ${filePath(i % FILES)}\ndata ${blobSize}\n`;
     const blob = rnd.fill(Buffer.allocUnsafe(blobSize));
@@ -155,7 +158,11 @@ async function* importStream({ ref, count, first = 0, from, blobSize, seed }) {
 
 /** Append `count` generated commits to `ref` in the repository at gitDir (bare), on top of `from` (a sha, or none). Resolves with the new tip. */
 async function generateCommits({ gitDir, env, ref, count, first = 0, from, blobSize, seed, timeoutMs = 120_000 }) {
-  await git(['--git-dir', gitDir, 'fast-import', '--quiet', '--done'], { env, input: importStream({ ref, count, first, from, blobSize, seed }), timeoutMs });
+  await git(['--git-dir', gitDir, 'fast-import', '--quiet', '--done'], {
+    env,
+    input: importStream({ ref, count, first, from, blobSize, seed }),
+    timeoutMs,
+  });
   return (await git(['--git-dir', gitDir, 'rev-parse', ref], { env })).stdout.trim();
 }
 

@@ -43,7 +43,6 @@ const ADMIN = lib.HEARTH_ADMIN;
 const REPO = 'big';
 const BRANCH = 'main';
 
-
 async function run() {
   const plugins = lib.shippedPlugins();
   const tempDirs = [];
@@ -51,7 +50,10 @@ async function run() {
   const warnings = [];
   const say = (text) => console.log(`  ${text}`);
   const loadBefore = os.loadavg()[0];
-  if (loadBefore > os.cpus().length / 2) warnings.push(`machine busy at the start (1-min load ${loadBefore.toFixed(2)} on ${os.cpus().length} CPUs): the sub-second ratios are noisy`);
+  if (loadBefore > os.cpus().length / 2)
+    warnings.push(
+      `machine busy at the start (1-min load ${loadBefore.toFixed(2)} on ${os.cpus().length} CPUs): the sub-second ratios are noisy`,
+    );
   try {
     const work = lib.makeTempDir('hearth-bench-git-');
     const dataDir = lib.makeTempDir('hearth-bench-data-');
@@ -67,14 +69,23 @@ async function run() {
     // --- 0. The fixture: generated in a "source" bare repository, packed as a served one would be. ---
     let t = Date.now();
     await git(['init', '--bare', '--quiet', `--initial-branch=${BRANCH}`, source]);
-    const tip = await fx.generateCommits({ gitDir: source, env, ref: `refs/heads/${BRANCH}`, count: FIXTURE.commits, blobSize: FIXTURE.blobSize, seed: 1 });
+    const tip = await fx.generateCommits({
+      gitDir: source,
+      env,
+      ref: `refs/heads/${BRANCH}`,
+      count: FIXTURE.commits,
+      blobSize: FIXTURE.blobSize,
+      seed: 1,
+    });
     const importMs = Date.now() - t;
     t = Date.now();
     await git(['--git-dir', source, 'repack', '-adbq'], { timeoutMs: 180_000 });
     const repackMs = Date.now() - t;
     const sourcePack = fx.packStats(source);
     const commitCount = Number((await git(['--git-dir', source, 'rev-list', '--count', BRANCH])).stdout.trim());
-    say(`fixture: ${commitCount} commits, pack ${lib.mb(sourcePack.bytes).toFixed(1)} MB (${sourcePack.packs} pack), fast-import ${(importMs / 1000).toFixed(1)} s + repack -adb ${(repackMs / 1000).toFixed(1)} s`);
+    say(
+      `fixture: ${commitCount} commits, pack ${lib.mb(sourcePack.bytes).toFixed(1)} MB (${sourcePack.packs} pack), fast-import ${(importMs / 1000).toFixed(1)} s + repack -adb ${(repackMs / 1000).toFixed(1)} s`,
+    );
     if (commitCount < FIXTURE.commits || lib.mb(sourcePack.bytes) < FIXTURE.minPackMb) {
       warnings.push(`fixture smaller than asked: ${commitCount} commits, ${lib.mb(sourcePack.bytes).toFixed(1)} MB`);
     }
@@ -96,7 +107,9 @@ async function run() {
     await git(['init', '--bare', '--quiet', scratchTarget]);
     const loadGit = await git(['--git-dir', source, 'push', '-q', scratchTarget, 'refs/heads/*:refs/heads/*'], { timeoutMs: 180_000 });
     fs.rmSync(scratchTarget, { recursive: true, force: true });
-    say(`initial push of ${commitCount} commits: hearth ${(loadHearth.ms / 1000).toFixed(1)} s, local path ${(loadGit.ms / 1000).toFixed(1)} s`);
+    say(
+      `initial push of ${commitCount} commits: hearth ${(loadHearth.ms / 1000).toFixed(1)} s, local path ${(loadGit.ms / 1000).toFixed(1)} s`,
+    );
 
     // The baseline is a plain bare copy. Both it and Hearth's copy (in its data dir) are then
     // repacked the same way (`repack -adb`: one pack with bitmaps), so the two serve equally
@@ -106,7 +119,9 @@ async function run() {
     await git(['--git-dir', baseline, 'repack', '-adbq'], { timeoutMs: 180_000 });
     await git(['--git-dir', hearthGitDir, 'repack', '-adbq'], { timeoutMs: 180_000 });
     const packs = { hearth: fx.packStats(hearthGitDir), baseline: fx.packStats(baseline) };
-    say(`served packs: hearth ${lib.mb(packs.hearth.bytes).toFixed(1)} MB in ${packs.hearth.packs}, git ${lib.mb(packs.baseline.bytes).toFixed(1)} MB in ${packs.baseline.packs}`);
+    say(
+      `served packs: hearth ${lib.mb(packs.hearth.bytes).toFixed(1)} MB in ${packs.hearth.packs}, git ${lib.mb(packs.baseline.bytes).toFixed(1)} MB in ${packs.baseline.packs}`,
+    );
 
     // --- 1. Clone: alternating, one unmeasured warm-up each (page cache, first-request costs). ---
     const cloneFrom = { hearth: hearthUrl, git: baseline };
@@ -121,7 +136,8 @@ async function run() {
           const n = Number((await git(['--git-dir', dir, 'rev-list', '--count', BRANCH])).stdout.trim());
           if (n !== commitCount) throw new Error(`clone from ${side} has ${n} commits on ${BRANCH}, expected ${commitCount}`);
         } else clones[side].push(r.ms);
-        if (i === RUNS) keep[side] = dir; // the last clones stay for the fetch test
+        if (i === RUNS)
+          keep[side] = dir; // the last clones stay for the fetch test
         else fs.rmSync(dir, { recursive: true, force: true });
       }
     }
@@ -130,12 +146,22 @@ async function run() {
 
     // --- 2. Fetch: 100 new commits on main, made in the source repository (our scratch clone),
     // pushed to both remotes untimed, then a timed `git fetch` in each existing clone. ---
-    for (const dir of Object.values(keep)) await git(['--git-dir', dir, 'config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+    for (const dir of Object.values(keep))
+      await git(['--git-dir', dir, 'config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
     const fetches = { hearth: [], git: [] };
     let head = tip;
     let next = commitCount;
     for (let i = 0; i < SHORT_RUNS; i++) {
-      head = await fx.generateCommits({ gitDir: source, env, ref: `refs/heads/${BRANCH}`, count: FETCH_COMMITS, first: next, from: head, blobSize: FIXTURE.blobSize, seed: 1000 + i });
+      head = await fx.generateCommits({
+        gitDir: source,
+        env,
+        ref: `refs/heads/${BRANCH}`,
+        count: FETCH_COMMITS,
+        first: next,
+        from: head,
+        blobSize: FIXTURE.blobSize,
+        seed: 1000 + i,
+      });
       next += FETCH_COMMITS;
       await git(['--git-dir', source, 'push', '-q', hearthUrl, BRANCH], { timeoutMs: 60_000 });
       await git(['--git-dir', source, 'push', '-q', baseline, BRANCH], { timeoutMs: 60_000 });
@@ -154,7 +180,16 @@ async function run() {
     const pushes = { hearth: [], git: [] };
     for (let i = 0; i < SHORT_RUNS; i++) {
       const ref = `refs/heads/bench-push-${i}`;
-      await fx.generateCommits({ gitDir: source, env, ref, count: PUSH_COMMITS, first: next, from: head, blobSize: FIXTURE.blobSize, seed: 2000 + i });
+      await fx.generateCommits({
+        gitDir: source,
+        env,
+        ref,
+        count: PUSH_COMMITS,
+        first: next,
+        from: head,
+        blobSize: FIXTURE.blobSize,
+        seed: 2000 + i,
+      });
       next += PUSH_COMMITS;
       for (const side of i % 2 ? ['git', 'hearth'] : ['hearth', 'git']) {
         const r = await git(['--git-dir', source, 'push', '-q', cloneFrom[side], `${ref}:${ref}`], { timeoutMs: 120_000 });
@@ -163,12 +198,23 @@ async function run() {
     }
     const push = ratioOf(pushes);
     say(`push runs (s): hearth ${fmtMs(pushes.hearth)}; git ${fmtMs(pushes.git)}`);
-    const branchRes = await lib.request(`${hearth.url}/api/v1/repos/${ADMIN.username}/${REPO}/branches/bench-push-0`, { headers: auth, timeoutMs: 5000 }).catch(() => null);
-    if (branchRes && branchRes.status !== 200 && branchRes.status !== 404) warnings.push(`GET branches/bench-push-0 after the push answered ${branchRes.status}`);
+    const branchRes = await lib
+      .request(`${hearth.url}/api/v1/repos/${ADMIN.username}/${REPO}/branches/bench-push-0`, { headers: auth, timeoutMs: 5000 })
+      .catch(() => null);
+    if (branchRes && branchRes.status !== 200 && branchRes.status !== 404)
+      warnings.push(`GET branches/bench-push-0 after the push answered ${branchRes.status}`);
 
     // --- 4. Concurrent clones from Hearth, with the server's memory sampled throughout. ---
     const concurrent = await concurrentClones({ git, work, url: hearthUrl, pid: hearth.pid, packBytes: packs.hearth.bytes, warnings, say });
-    const concurrentGit = await concurrentClones({ git, work, url: baseline, args: ['--no-local'], count: concurrent.clones, warnings, say: (text) => say(`git: ${text}`) });
+    const concurrentGit = await concurrentClones({
+      git,
+      work,
+      url: baseline,
+      args: ['--no-local'],
+      count: concurrent.clones,
+      warnings,
+      say: (text) => say(`git: ${text}`),
+    });
 
     // --- 5. API latency on the big repository. ---
     const file = fx.filePath(7);
@@ -177,8 +223,17 @@ async function run() {
     const hearthStop = await lib.stopServer(hearth);
     if (!hearthStop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');
     // The log goes with the temp dir: quote the lines that say a git process or a push record failed.
-    const failures = fs.readFileSync(hearth.logFile, 'utf8').split('\n').filter((l) => /git transport process failed|recording a push failed/.test(l));
-    if (failures.length) warnings.push(`server log: ${failures.length} failed git process / push record line(s), e.g. ${failures.slice(0, 2).map((l) => l.slice(0, 300)).join(' || ')}`);
+    const failures = fs
+      .readFileSync(hearth.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => /git transport process failed|recording a push failed/.test(l));
+    if (failures.length)
+      warnings.push(
+        `server log: ${failures.length} failed git process / push record line(s), e.g. ${failures
+          .slice(0, 2)
+          .map((l) => l.slice(0, 300))
+          .join(' || ')}`,
+      );
 
     // --- Report. ---
     const s = (ms) => (ms / 1000).toFixed(3);
@@ -189,16 +244,28 @@ async function run() {
       [`clone --bare, s (median of ${RUNS})`, s(clone.hearth), s(clone.git), clone.ratio.toFixed(2)],
       [`fetch ${FETCH_COMMITS} commits, s (median of ${SHORT_RUNS})`, s(fetch.hearth), s(fetch.git), fetch.ratio.toFixed(2)],
       [`push ${PUSH_COMMITS} commits, s (median of ${SHORT_RUNS})`, s(push.hearth), s(push.git), push.ratio.toFixed(2)],
-      [`${concurrent.clones} concurrent clones: wall, s`, s(concurrent.wallMs), s(concurrentGit.wallMs), (concurrent.wallMs / concurrentGit.wallMs).toFixed(2)],
-      ['  per clone median / max, s', `${s(concurrent.cloneMedianMs)} / ${s(concurrent.cloneMaxMs)}`, `${s(concurrentGit.cloneMedianMs)} / ${s(concurrentGit.cloneMaxMs)}`, ''],
+      [
+        `${concurrent.clones} concurrent clones: wall, s`,
+        s(concurrent.wallMs),
+        s(concurrentGit.wallMs),
+        (concurrent.wallMs / concurrentGit.wallMs).toFixed(2),
+      ],
+      [
+        '  per clone median / max, s',
+        `${s(concurrent.cloneMedianMs)} / ${s(concurrent.cloneMaxMs)}`,
+        `${s(concurrentGit.cloneMedianMs)} / ${s(concurrentGit.cloneMaxMs)}`,
+        '',
+      ],
       ['  server RSS before → peak, MB', `${concurrent.rssBeforeMb.toFixed(0)} → ${concurrent.rssPeakMb.toFixed(0)}`, '', ''],
       ['  server RSS added, MB', concurrent.rssAddedMb.toFixed(1), '', ''],
       ['  its git processes, peak RSS sum, MB', concurrent.childrenPeakMb.toFixed(0), '', ''],
     ];
     for (const e of api.endpoints) {
-      rows.push(e.available
-        ? [`GET ${e.label}, ms p50 / p99`, `${e.p50.toFixed(1)} / ${e.p99.toFixed(1)}`, '', '']
-        : [`GET ${e.label}`, e.note, '', '']);
+      rows.push(
+        e.available
+          ? [`GET ${e.label}, ms p50 / p99`, `${e.p50.toFixed(1)} / ${e.p99.toFixed(1)}`, '', '']
+          : [`GET ${e.label}`, e.note, '', ''],
+      );
     }
 
     console.log('');
@@ -210,9 +277,21 @@ async function run() {
     console.log('');
 
     const targets = [
-      { name: 'clone', met: clone.ratio <= TARGETS.cloneRatio, line: `clone: hearth ${s(clone.hearth)} s vs git ${s(clone.git)} s = ${clone.ratio.toFixed(2)} — target ≤ ${TARGETS.cloneRatio}` },
-      { name: 'fetch', met: fetch.ratio <= TARGETS.fetchRatio, line: `fetch of ${FETCH_COMMITS} commits: hearth ${s(fetch.hearth)} s vs git ${s(fetch.git)} s = ${fetch.ratio.toFixed(2)} — target ≤ ${TARGETS.fetchRatio}` },
-      { name: 'push', met: push.ratio <= TARGETS.pushRatio, line: `push of ${PUSH_COMMITS} commits: hearth ${s(push.hearth)} s vs git (local path) ${s(push.git)} s = ${push.ratio.toFixed(2)} — target ≤ ${TARGETS.pushRatio}` },
+      {
+        name: 'clone',
+        met: clone.ratio <= TARGETS.cloneRatio,
+        line: `clone: hearth ${s(clone.hearth)} s vs git ${s(clone.git)} s = ${clone.ratio.toFixed(2)} — target ≤ ${TARGETS.cloneRatio}`,
+      },
+      {
+        name: 'fetch',
+        met: fetch.ratio <= TARGETS.fetchRatio,
+        line: `fetch of ${FETCH_COMMITS} commits: hearth ${s(fetch.hearth)} s vs git ${s(fetch.git)} s = ${fetch.ratio.toFixed(2)} — target ≤ ${TARGETS.fetchRatio}`,
+      },
+      {
+        name: 'push',
+        met: push.ratio <= TARGETS.pushRatio,
+        line: `push of ${PUSH_COMMITS} commits: hearth ${s(push.hearth)} s vs git (local path) ${s(push.git)} s = ${push.ratio.toFixed(2)} — target ≤ ${TARGETS.pushRatio}`,
+      },
       {
         name: 'concurrent clones RSS',
         met: concurrent.rssAddedMb < TARGETS.concurrentRssMb,
@@ -223,17 +302,38 @@ async function run() {
     if (page1.available && page200.available) {
       const ratio = page200.p50 / page1.p50;
       api.page200Ratio = ratio;
-      targets.push({ name: 'commits page 200 vs 1', met: ratio <= TARGETS.commitsPageRatio, line: `commits page 200 vs page 1: p50 ${page200.p50.toFixed(1)} ms vs ${page1.p50.toFixed(1)} ms = ${ratio.toFixed(2)}x — target ≤ ${TARGETS.commitsPageRatio}x` });
+      targets.push({
+        name: 'commits page 200 vs 1',
+        met: ratio <= TARGETS.commitsPageRatio,
+        line: `commits page 200 vs page 1: p50 ${page200.p50.toFixed(1)} ms vs ${page1.p50.toFixed(1)} ms = ${ratio.toFixed(2)}x — target ≤ ${TARGETS.commitsPageRatio}x`,
+      });
     }
     for (const t of targets) console.log(`${t.line}: ${t.met ? 'met' : 'NOT met'}`);
-    if (!(page1.available && page200.available)) console.log(`commits page 200 vs page 1 — target ≤ ${TARGETS.commitsPageRatio}x: not measured (${page1.available ? page200.note : page1.note})`);
+    if (!(page1.available && page200.available))
+      console.log(
+        `commits page 200 vs page 1 — target ≤ ${TARGETS.commitsPageRatio}x: not measured (${page1.available ? page200.note : page1.note})`,
+      );
 
     return {
       plugins,
       loadAverageAtStart: loadBefore,
-      settings: { ...FIXTURE, runs: RUNS, shortRuns: SHORT_RUNS, fetchCommits: FETCH_COMMITS, pushCommits: PUSH_COMMITS, concurrent: CONCURRENT, api: API },
+      settings: {
+        ...FIXTURE,
+        runs: RUNS,
+        shortRuns: SHORT_RUNS,
+        fetchCommits: FETCH_COMMITS,
+        pushCommits: PUSH_COMMITS,
+        concurrent: CONCURRENT,
+        api: API,
+      },
       targets: TARGETS,
-      fixture: { commits: commitCount, sourcePackBytes: sourcePack.bytes, importMs, repackMs, servedPackBytes: { hearth: packs.hearth.bytes, git: packs.baseline.bytes } },
+      fixture: {
+        commits: commitCount,
+        sourcePackBytes: sourcePack.bytes,
+        importMs,
+        repackMs,
+        servedPackBytes: { hearth: packs.hearth.bytes, git: packs.baseline.bytes },
+      },
       initialPush: { hearthMs: loadHearth.ms, gitMs: loadGit.ms },
       clone: { ...clone, unit: 'ms', runs: clones },
       fetch: { ...fetch, unit: 'ms', runs: fetches },
@@ -321,7 +421,9 @@ async function concurrentClones({ git, work, url, args = [], pid, packBytes, cou
   const started = Date.now();
   let results;
   try {
-    results = await Promise.allSettled(dirs.map((dir) => git(['clone', '--bare', '-q', ...args, url, dir], { timeoutMs: CONCURRENT.timeoutMs })));
+    results = await Promise.allSettled(
+      dirs.map((dir) => git(['clone', '--bare', '-q', ...args, url, dir], { timeoutMs: CONCURRENT.timeoutMs })),
+    );
   } finally {
     clearInterval(timer);
   }
@@ -329,9 +431,12 @@ async function concurrentClones({ git, work, url, args = [], pid, packBytes, cou
   const wallMs = Date.now() - started;
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   const failed = results.filter((r) => r.status === 'rejected');
-  if (failed.length) warnings.push(`${failed.length} of ${count} concurrent clones failed: ${String(failed[0].reason).split('\n').slice(0, 3).join(' | ')}`);
+  if (failed.length)
+    warnings.push(`${failed.length} of ${count} concurrent clones failed: ${String(failed[0].reason).split('\n').slice(0, 3).join(' | ')}`);
   const times = results.filter((r) => r.status === 'fulfilled').map((r) => r.value.ms);
-  say(`${count} concurrent clones: ${times.length} succeeded in ${(wallMs / 1000).toFixed(1)} s wall${pid ? `, ${samples} RSS samples` : ''}`);
+  say(
+    `${count} concurrent clones: ${times.length} succeeded in ${(wallMs / 1000).toFixed(1)} s wall${pid ? `, ${samples} RSS samples` : ''}`,
+  );
   return {
     clones: count,
     succeeded: times.length,
@@ -339,7 +444,9 @@ async function concurrentClones({ git, work, url, args = [], pid, packBytes, cou
     cloneMedianMs: times.length ? lib.median(times) : NaN,
     cloneMaxMs: times.length ? Math.max(...times) : NaN,
     samples,
-    ...(pid ? { rssBeforeMb: lib.mb(before), rssPeakMb: lib.mb(peak), rssAddedMb: lib.mb(peak - before), childrenPeakMb: lib.mb(childrenPeak) } : {}),
+    ...(pid
+      ? { rssBeforeMb: lib.mb(before), rssPeakMb: lib.mb(peak), rssAddedMb: lib.mb(peak - before), childrenPeakMb: lib.mb(childrenPeak) }
+      : {}),
   };
 }
 
@@ -355,7 +462,9 @@ async function apiLatency(baseUrl, headers, file, say) {
     { label: `contents/${file}`, path: `${repoPath}/contents/${file}` },
   ];
   for (const e of endpoints) {
-    const first = await lib.request(baseUrl + e.path, { headers, timeoutMs: 10_000 }).catch((err) => ({ status: 0, body: String(err.message) }));
+    const first = await lib
+      .request(baseUrl + e.path, { headers, timeoutMs: 10_000 })
+      .catch((err) => ({ status: 0, body: String(err.message) }));
     if (first.status === 404 || first.status === 405) {
       Object.assign(e, { available: false, status: first.status, note: 'not available yet' });
       say(`GET ${e.label}: answered ${first.status} — not available yet, skipped`);

@@ -32,7 +32,12 @@ const LABEL = 'bench/hit';
 const TARGETS = { farVsFirst: 2, bigVsSmall: 3, seedSeconds: 180 };
 
 async function api(server, token, method, route, body, expected) {
-  const res = await lib.request(`${server.url}/api/v1${route}`, { method, headers: { authorization: `token ${token}` }, body, timeoutMs: 20000 });
+  const res = await lib.request(`${server.url}/api/v1${route}`, {
+    method,
+    headers: { authorization: `token ${token}` },
+    body,
+    timeoutMs: 20000,
+  });
   if (res.status !== expected) throw new Error(`${method} ${route} answered ${res.status} (expected ${expected}): ${res.body}`);
   return res.body ? JSON.parse(res.body) : null;
 }
@@ -43,9 +48,30 @@ async function setUp(server) {
   const out = {};
   for (const name of ['big', 'small']) {
     const repo = await api(server, token, 'POST', '/user/repos', { name }, 201);
-    const label = await api(server, token, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/${name}/labels`, { name: LABEL, color: '#ee0701' }, 201);
-    const issue = await api(server, token, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/${name}/issues`, { title: 'issue 1', body: 'the first issue', labels: [label.id] }, 201);
-    const comment = await api(server, token, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/${name}/issues/1/comments`, { body: 'comment 1' }, 201);
+    const label = await api(
+      server,
+      token,
+      'POST',
+      `/repos/${lib.HEARTH_ADMIN.username}/${name}/labels`,
+      { name: LABEL, color: '#ee0701' },
+      201,
+    );
+    const issue = await api(
+      server,
+      token,
+      'POST',
+      `/repos/${lib.HEARTH_ADMIN.username}/${name}/issues`,
+      { title: 'issue 1', body: 'the first issue', labels: [label.id] },
+      201,
+    );
+    const comment = await api(
+      server,
+      token,
+      'POST',
+      `/repos/${lib.HEARTH_ADMIN.username}/${name}/issues/1/comments`,
+      { body: 'comment 1' },
+      201,
+    );
     out[name] = { repoId: repo.id, labelId: label.id, issueId: issue.id, commentId: comment.id };
   }
   return { token, ids: out };
@@ -67,7 +93,9 @@ function bulkInsert(dbFile, ids) {
     const commentTpl = db.prepare('SELECT * FROM comment WHERE id = ?');
     const insertRow = (table, tpl) => {
       const cols = Object.keys(tpl).filter((c) => c !== 'id');
-      const stmt = db.prepare(`INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
+      const stmt = db.prepare(
+        `INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`,
+      );
       return (overrides) => Number(stmt.run({ ...tpl, ...overrides }).lastInsertRowid);
     };
     const tagIssue = db.prepare('INSERT INTO issue_label (issue_id, label_id) VALUES (?, ?)');
@@ -83,7 +111,15 @@ function bulkInsert(dbFile, ids) {
       db.transaction(() => {
         for (let i = 2; i <= n; i++) {
           const closed = i % 5 === 0;
-          const id = addIssue({ index: i, name: `issue ${i}`, content: `body of issue ${i}`, is_closed: closed ? 1 : 0, closed_unix: closed ? base + i : 0, created_unix: base + i, updated_unix: base + i });
+          const id = addIssue({
+            index: i,
+            name: `issue ${i}`,
+            content: `body of issue ${i}`,
+            is_closed: closed ? 1 : 0,
+            closed_unix: closed ? base + i : 0,
+            created_unix: base + i,
+            updated_unix: base + i,
+          });
           issueIds.push(id);
           if (i % 2 === 1) {
             tagIssue.run(id, t.labelId);
@@ -102,7 +138,12 @@ function bulkInsert(dbFile, ids) {
           for (let j = 0; j < 100000 && made < comments; j++, made++) {
             const onFirst = made < first;
             const issueId = onFirst ? t.issueId : issueIds[1 + (k++ % (issueIds.length - 1))];
-            addComment({ issue_id: issueId, content: `comment ${made + 1}`, created_unix: ctpl.created_unix + made, updated_unix: ctpl.created_unix + made });
+            addComment({
+              issue_id: issueId,
+              content: `comment ${made + 1}`,
+              created_unix: ctpl.created_unix + made,
+              updated_unix: ctpl.created_unix + made,
+            });
             counts.comments++;
           }
         })();
@@ -124,11 +165,23 @@ function queryPlan(dbFile, ids) {
   const db = new Database(dbFile, { readonly: true });
   try {
     // The SQL knex builds for the listing route (GET /repos/{owner}/{repo}/issues?state=open&type=issues&labels=…).
-    const where = '`repo_id` = ? and `is_closed` = ? and `is_pull` = ? and exists (select 1 from `issue_label` as `il` where `il`.`issue_id` = `issue`.`id` and `il`.`label_id` = ?)';
+    const where =
+      '`repo_id` = ? and `is_closed` = ? and `is_pull` = ? and exists (select 1 from `issue_label` as `il` where `il`.`issue_id` = `issue`.`id` and `il`.`label_id` = ?)';
     const args = [ids.big.repoId, 0, 0, ids.big.labelId];
-    const plan = db.prepare(`EXPLAIN QUERY PLAN select * from \`issue\` where ${where} order by \`index\` desc limit ? offset ?`).all(...args, LIMIT, (FAR_PAGE - 1) * LIMIT).map((r) => r.detail);
-    const countPlan = db.prepare(`EXPLAIN QUERY PLAN select count(*) as \`n\` from \`issue\` where ${where}`).all(...args).map((r) => r.detail);
-    return { page: plan, count: countPlan, fullScan: [...plan, ...countPlan].some((d) => /^SCAN /.test(d)), sort: plan.some((d) => /TEMP B-TREE/.test(d)) };
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN select * from \`issue\` where ${where} order by \`index\` desc limit ? offset ?`)
+      .all(...args, LIMIT, (FAR_PAGE - 1) * LIMIT)
+      .map((r) => r.detail);
+    const countPlan = db
+      .prepare(`EXPLAIN QUERY PLAN select count(*) as \`n\` from \`issue\` where ${where}`)
+      .all(...args)
+      .map((r) => r.detail);
+    return {
+      page: plan,
+      count: countPlan,
+      fullScan: [...plan, ...countPlan].some((d) => /^SCAN /.test(d)),
+      sort: plan.some((d) => /TEMP B-TREE/.test(d)),
+    };
   } finally {
     db.close();
   }
@@ -145,7 +198,8 @@ async function run() {
     const plan = queryPlan(path.join(dir, 'hearth.db'), ids);
     const headers = { authorization: `token ${token}` };
     const owner = lib.HEARTH_ADMIN.username;
-    const list = (repo, page) => `${server.url}/api/v1/repos/${owner}/${repo}/issues?state=open&type=issues&labels=${encodeURIComponent(LABEL)}&limit=${LIMIT}&page=${page}`;
+    const list = (repo, page) =>
+      `${server.url}/api/v1/repos/${owner}/${repo}/issues?state=open&type=issues&labels=${encodeURIComponent(LABEL)}&limit=${LIMIT}&page=${page}`;
     const probe = await lib.request(`${server.url}/api/v1/repos/${owner}/big/issues/1/timeline?limit=1`, { headers });
     const hasTimeline = probe.status === 200;
     const eventsUrl = hasTimeline
@@ -155,39 +209,79 @@ async function run() {
       { label: 'big, page 1', url: list('big', 1) },
       { label: `big, page ${FAR_PAGE.toLocaleString('en')}`, url: list('big', FAR_PAGE) },
       { label: 'small, page 1', url: list('small', 1) },
-      { label: hasTimeline ? 'timeline of big #1 (1,000 events, page 1 of 50)' : 'comments of big #1 (1,000; no timeline route yet)', url: eventsUrl },
+      {
+        label: hasTimeline ? 'timeline of big #1 (1,000 events, page 1 of 50)' : 'comments of big #1 (1,000; no timeline route yet)',
+        url: eventsUrl,
+      },
     ];
-    const { stats, last } = await lib.sequentialGets(targets.map((t) => ({ url: t.url, headers })), { ...LATENCY, timeoutMs: 20000 });
+    const { stats, last } = await lib.sequentialGets(
+      targets.map((t) => ({ url: t.url, headers })),
+      { ...LATENCY, timeoutMs: 20000 },
+    );
     const warnings = [];
     const bodies = last.map((r) => JSON.parse(r.body.toString()));
-    if (bodies[0].length !== LIMIT || bodies[1].length !== LIMIT) warnings.push(`big pages returned ${bodies[0].length} and ${bodies[1].length} issues, expected ${LIMIT}`);
-    const expectedOpenLabelled = Array.from({ length: SIZES.bigIssues }, (_, i) => i + 1).filter((i) => i % 5 !== 0 && (i % 2 === 1)).length;
-    if (Number(last[0].total) !== expectedOpenLabelled) warnings.push(`X-Total-Count of big is ${last[0].total}, expected ${expectedOpenLabelled}`);
-    if (!hasTimeline && bodies[3].length !== SIZES.timelineComments) warnings.push(`comments of #1: ${bodies[3].length}, expected ${SIZES.timelineComments}`);
+    if (bodies[0].length !== LIMIT || bodies[1].length !== LIMIT)
+      warnings.push(`big pages returned ${bodies[0].length} and ${bodies[1].length} issues, expected ${LIMIT}`);
+    const expectedOpenLabelled = Array.from({ length: SIZES.bigIssues }, (_, i) => i + 1).filter((i) => i % 5 !== 0 && i % 2 === 1).length;
+    if (Number(last[0].total) !== expectedOpenLabelled)
+      warnings.push(`X-Total-Count of big is ${last[0].total}, expected ${expectedOpenLabelled}`);
+    if (!hasTimeline && bodies[3].length !== SIZES.timelineComments)
+      warnings.push(`comments of #1: ${bodies[3].length}, expected ${SIZES.timelineComments}`);
     if (plan.sort) warnings.push(`the page query sorts: ${plan.page.join(' | ')}`);
     if (plan.fullScan) warnings.push(`full scan in the query plan: ${[...plan.page, ...plan.count].join(' | ')}`);
     const stop = await lib.stopServer(server);
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');
 
     const [first, far, small, events] = stats;
-    const ratios = { farVsFirstP50: far.p50 / first.p50, farVsFirstP99: far.p99 / first.p99, bigVsSmallP50: first.p50 / small.p50, bigVsSmallP99: first.p99 / small.p99 };
+    const ratios = {
+      farVsFirstP50: far.p50 / first.p50,
+      farVsFirstP99: far.p99 / first.p99,
+      bigVsSmallP50: first.p50 / small.p50,
+      bigVsSmallP99: first.p99 / small.p99,
+    };
     const f = (n) => n.toFixed(2);
-    const rows = [['request', 'p50 ms', 'p99 ms', 'mean ms'], ...targets.map((t, i) => [t.label, f(stats[i].p50), f(stats[i].p99), f(stats[i].mean)])];
+    const rows = [
+      ['request', 'p50 ms', 'p99 ms', 'mean ms'],
+      ...targets.map((t, i) => [t.label, f(stats[i].p50), f(stats[i].p99), f(stats[i].mean)]),
+    ];
     const verdicts = [
-      { name: 'seed', met: seeded.seconds <= TARGETS.seedSeconds, line: `seed (both repositories): ${seeded.issues + 2} issues, ${seeded.comments + 2} comments in ${seeded.seconds.toFixed(1)} s — target ≤ ${TARGETS.seedSeconds} s` },
-      { name: 'page 1,000 vs page 1', met: ratios.farVsFirstP50 <= TARGETS.farVsFirst, line: `page ${FAR_PAGE} vs page 1 (big): p50 ${f(ratios.farVsFirstP50)}x, p99 ${f(ratios.farVsFirstP99)}x — target ≤ ${TARGETS.farVsFirst}x (p50)` },
-      { name: '100,000 vs 100 issues', met: ratios.bigVsSmallP50 <= TARGETS.bigVsSmall, line: `big vs small page 1: p50 ${f(ratios.bigVsSmallP50)}x, p99 ${f(ratios.bigVsSmallP99)}x — target ≤ ${TARGETS.bigVsSmall}x (p50)` },
+      {
+        name: 'seed',
+        met: seeded.seconds <= TARGETS.seedSeconds,
+        line: `seed (both repositories): ${seeded.issues + 2} issues, ${seeded.comments + 2} comments in ${seeded.seconds.toFixed(1)} s — target ≤ ${TARGETS.seedSeconds} s`,
+      },
+      {
+        name: 'page 1,000 vs page 1',
+        met: ratios.farVsFirstP50 <= TARGETS.farVsFirst,
+        line: `page ${FAR_PAGE} vs page 1 (big): p50 ${f(ratios.farVsFirstP50)}x, p99 ${f(ratios.farVsFirstP99)}x — target ≤ ${TARGETS.farVsFirst}x (p50)`,
+      },
+      {
+        name: '100,000 vs 100 issues',
+        met: ratios.bigVsSmallP50 <= TARGETS.bigVsSmall,
+        line: `big vs small page 1: p50 ${f(ratios.bigVsSmallP50)}x, p99 ${f(ratios.bigVsSmallP99)}x — target ≤ ${TARGETS.bigVsSmall}x (p50)`,
+      },
       { name: 'no full scans', met: !plan.fullScan, line: 'query plan of the label-filtered page and count without full scans' },
     ];
 
-    console.log(`big: ${SIZES.bigIssues.toLocaleString('en')} issues, ${SIZES.comments.toLocaleString('en')} comments; small: ${SIZES.smallIssues} issues; seeded in ${seeded.seconds.toFixed(1)} s`);
-    console.log(`latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; listing: state=open&type=issues&labels=${LABEL}&limit=${LIMIT}\n`);
+    console.log(
+      `big: ${SIZES.bigIssues.toLocaleString('en')} issues, ${SIZES.comments.toLocaleString('en')} comments; small: ${SIZES.smallIssues} issues; seeded in ${seeded.seconds.toFixed(1)} s`,
+    );
+    console.log(
+      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; listing: state=open&type=issues&labels=${LABEL}&limit=${LIMIT}\n`,
+    );
     console.log(lib.table(rows));
     console.log(`\nquery plan (page): ${plan.page.join(' | ')}\nquery plan (count): ${plan.count.join(' | ')}\n`);
     lib.printVerdicts(verdicts, warnings);
     return {
-      sizes: SIZES, seeded, plan, hasTimeline, settings: { latency: LATENCY, limit: LIMIT, farPage: FAR_PAGE }, targets: TARGETS,
-      latencyMs: Object.fromEntries(targets.map((t, i) => [t.label, stats[i]])), ratios, warnings,
+      sizes: SIZES,
+      seeded,
+      plan,
+      hasTimeline,
+      settings: { latency: LATENCY, limit: LIMIT, farPage: FAR_PAGE },
+      targets: TARGETS,
+      latencyMs: Object.fromEntries(targets.map((t, i) => [t.label, stats[i]])),
+      ratios,
+      warnings,
       verdicts: verdicts.map(({ name, met, line }) => ({ name, met, line })),
       events,
     };

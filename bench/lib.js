@@ -84,7 +84,8 @@ function request(url, { method = 'GET', headers = {}, body, timeoutMs = 2000 } =
     const req = http.request(url, {
       method,
       agent: false,
-      headers: payload === undefined ? headers : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      headers:
+        payload === undefined ? headers : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
       timeout: timeoutMs,
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
@@ -221,7 +222,13 @@ const percentileOf = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(
 /** Latency summary of a list of milliseconds: count, nearest-rank p50 and p99, mean, max. */
 function latencySummary(ms) {
   const sorted = [...ms].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentileOf(sorted, 50), p99: percentileOf(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, max: sorted[sorted.length - 1] };
+  return {
+    n: sorted.length,
+    p50: percentileOf(sorted, 50),
+    p99: percentileOf(sorted, 99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    max: sorted[sorted.length - 1],
+  };
 }
 
 /**
@@ -238,7 +245,14 @@ async function sequentialGets(targets, { warmup, requests, timeoutMs = 10000 }) 
       const req = http.get(url, { agent, headers, timeout: timeoutMs }, (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t0) / 1e6, body: Buffer.concat(chunks), total: res.headers['x-total-count'] }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            ms: Number(process.hrtime.bigint() - t0) / 1e6,
+            body: Buffer.concat(chunks),
+            total: res.headers['x-total-count'],
+          }),
+        );
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs / 1000} s`)));
@@ -385,7 +399,8 @@ function closeUploads() {
 /** Create a user through the admin API (`authorization`: the admin's Basic credentials). */
 async function createUser(server, authorization, name, password = 'fresh-password-1') {
   const res = await request(`${server.url}/api/v1/admin/users`, {
-    method: 'POST', headers: { authorization },
+    method: 'POST',
+    headers: { authorization },
     body: { username: name, email: `${name}@example.com`, password, must_change_password: false },
   });
   if (res.status !== 201) throw new Error(`creating ${name} answered ${res.status}: ${res.body}`);
@@ -418,30 +433,38 @@ function freePort() {
 async function startNginx(binary, root, dir) {
   const port = await freePort();
   const conf = path.join(dir, 'nginx.conf');
-  fs.writeFileSync(conf, [
-    'daemon off;',
-    'worker_processes 1;',
-    `pid ${path.join(dir, 'nginx.pid')};`,
-    `error_log ${path.join(dir, 'error.log')} warn;`,
-    'events { worker_connections 256; }',
-    'http {',
-    '  access_log off;',
-    '  sendfile on;',
-    '  tcp_nopush on;',
-    `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi;` +
-      ` scgi_temp_path ${dir}/scgi;`,
-    '  default_type application/octet-stream;',
-    `  server { listen 127.0.0.1:${port}; root ${root}; }`,
-    '}',
-  ].join('\n'));
+  fs.writeFileSync(
+    conf,
+    [
+      'daemon off;',
+      'worker_processes 1;',
+      `pid ${path.join(dir, 'nginx.pid')};`,
+      `error_log ${path.join(dir, 'error.log')} warn;`,
+      'events { worker_connections 256; }',
+      'http {',
+      '  access_log off;',
+      '  sendfile on;',
+      '  tcp_nopush on;',
+      `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi;` +
+        ` scgi_temp_path ${dir}/scgi;`,
+      '  default_type application/octet-stream;',
+      `  server { listen 127.0.0.1:${port}; root ${root}; }`,
+      '}',
+    ].join('\n'),
+  );
   const child = spawn(binary, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
     const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (ok) break;

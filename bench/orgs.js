@@ -32,7 +32,12 @@ const TARGET_RATIO = 2;
 const MEMBER = { username: 'member', password: 'member-password-1', email: 'member@example.com' };
 
 async function api(server, token, method, route, body, expected) {
-  const res = await lib.request(`${server.url}/api/v1${route}`, { method, headers: { authorization: `token ${token}` }, body, timeoutMs: 10000 });
+  const res = await lib.request(`${server.url}/api/v1${route}`, {
+    method,
+    headers: { authorization: `token ${token}` },
+    body,
+    timeoutMs: 10000,
+  });
   if (res.status !== expected) throw new Error(`${method} ${route} answered ${res.status} (expected ${expected}): ${res.body}`);
   return res.body ? JSON.parse(res.body) : null;
 }
@@ -42,14 +47,25 @@ async function setUp(server) {
   const admin = await lib.hearthToken(server, ['write:admin', 'write:organization', 'write:repository', 'write:user']);
   await api(server, admin, 'POST', '/admin/users', { ...MEMBER, must_change_password: false }, 201);
   const basic = 'Basic ' + Buffer.from(`${MEMBER.username}:${MEMBER.password}`).toString('base64');
-  const tok = await lib.request(`${server.url}/api/v1/users/${MEMBER.username}/tokens`, { method: 'POST', headers: { authorization: basic }, body: { name: 'bench', scopes: ['read:repository'] } });
+  const tok = await lib.request(`${server.url}/api/v1/users/${MEMBER.username}/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic },
+    body: { name: 'bench', scopes: ['read:repository'] },
+  });
   if (tok.status !== 201) throw new Error(`member token: ${tok.status} ${tok.body}`);
   const memberToken = JSON.parse(tok.body).sha1;
   const ids = {};
   for (const org of ['big', 'small']) {
     await api(server, admin, 'POST', '/orgs', { username: org, visibility: 'public' }, 201);
     const repo = await api(server, admin, 'POST', `/orgs/${org}/repos`, { name: 'repo-00000', private: true }, 201);
-    const team = await api(server, admin, 'POST', `/orgs/${org}/teams`, { name: 'team-0000', permission: 'read', includes_all_repositories: false }, 201);
+    const team = await api(
+      server,
+      admin,
+      'POST',
+      `/orgs/${org}/teams`,
+      { name: 'team-0000', permission: 'read', includes_all_repositories: false },
+      201,
+    );
     ids[org] = { repoId: repo.id, teamId: team.id };
   }
   // small: the member reaches its one repository through its one team.
@@ -109,7 +125,12 @@ function bulkInsert(dbFile, ids) {
         for (let k = 0; k < SIZES.seatsPerUser; k++) seats += teamUser.run(org.id, teamIds[(u * 37 + k * 211) % SIZES.teams], uid).changes;
         orgUser.run(org.id, uid);
       }
-      Object.assign(counts, { repositories: repoIds.length, teams: teamIds.length + 1 /* Owners */, teamRepos: links, teamUsers: seats + 1 /* bench in Owners */ });
+      Object.assign(counts, {
+        repositories: repoIds.length,
+        teams: teamIds.length + 1 /* Owners */,
+        teamRepos: links,
+        teamUsers: seats + 1 /* bench in Owners */,
+      });
     })();
     db.pragma('wal_checkpoint(PASSIVE)');
     // The repository the member reaches only through a team: repo-00000 is linked to team 0 (a member team) and team 3 (not).
@@ -138,16 +159,25 @@ async function run() {
     for (const t of targets) {
       const res = await lib.request(server.url + t.path, { headers });
       const body = res.status === 200 ? JSON.parse(res.body) : null;
-      if (!body || !body.private || !body.permissions.pull || body.permissions.push) throw new Error(`${t.path} as the member: ${res.status} ${res.body}`);
+      if (!body || !body.private || !body.permissions.pull || body.permissions.push)
+        throw new Error(`${t.path} as the member: ${res.status} ${res.body}`);
     }
     const outsider = await lib.request(server.url + '/api/v1/repos/big/repo-00001', { headers });
     if (outsider.status !== 404) warnings.push(`repo-00001 (teams 1 and 10, not the member's) answered ${outsider.status}, expected 404`);
 
-    const [bigLat, smallLat] = await lib.sequentialGets(targets.map((t) => ({ url: server.url + t.path, headers })), { ...LATENCY, timeoutMs: 5000 }).then((r) => r.stats);
+    const [bigLat, smallLat] = await lib
+      .sequentialGets(
+        targets.map((t) => ({ url: server.url + t.path, headers })),
+        { ...LATENCY, timeoutMs: 5000 },
+      )
+      .then((r) => r.stats);
     const throughput = [];
     for (const t of targets) {
       const r = await lib.measureThroughput({ url: server.url + t.path, headers }, THROUGHPUT);
-      if (r.non2xx || r.errors || r.timeouts) warnings.push(`${t.label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`);
+      if (r.non2xx || r.errors || r.timeouts)
+        warnings.push(
+          `${t.label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
+        );
       throughput.push(r);
     }
     const stop = await lib.stopServer(server);
@@ -164,19 +194,40 @@ async function run() {
       [`sequential latency p50, ms (n=${LATENCY.requests})`, f(bigLat.p50), f(smallLat.p50), `${f(ratios.p50)}x`],
       ['sequential latency p99, ms', f(bigLat.p99), f(smallLat.p99), `${f(ratios.p99)}x`],
       ['sequential latency mean, ms', f(bigLat.mean), f(smallLat.mean), `${f(bigLat.mean / smallLat.mean)}x`],
-      [`throughput (${THROUGHPUT.connections} conn), req/s`, Math.round(throughput[0].requestsPerSec), Math.round(throughput[1].requestsPerSec), `${f(ratios.throughput)}x slower`],
+      [
+        `throughput (${THROUGHPUT.connections} conn), req/s`,
+        Math.round(throughput[0].requestsPerSec),
+        Math.round(throughput[1].requestsPerSec),
+        `${f(ratios.throughput)}x slower`,
+      ],
       ['  latency p50, ms', throughput[0].latencyMs.p50, throughput[1].latencyMs.p50, ''],
       ['  latency p99, ms', throughput[0].latencyMs.p99, throughput[1].latencyMs.p99, ''],
       ['  non-2xx / errors', `${throughput[0].non2xx} / ${throughput[0].errors}`, `${throughput[1].non2xx} / ${throughput[1].errors}`, ''],
     ];
     const verdicts = [
-      { name: 'latency p50', met: ratios.p50 <= TARGET_RATIO, line: `GET /repos/{owner}/{repo} p50: big ${f(bigLat.p50)} ms vs small ${f(smallLat.p50)} ms = ${f(ratios.p50)}x — target ≤ ${TARGET_RATIO}x` },
-      { name: 'latency p99', met: ratios.p99 <= TARGET_RATIO, line: `GET /repos/{owner}/{repo} p99: big ${f(bigLat.p99)} ms vs small ${f(smallLat.p99)} ms = ${f(ratios.p99)}x — target ≤ ${TARGET_RATIO}x` },
-      { name: 'throughput', met: ratios.throughput <= TARGET_RATIO, line: `throughput: big ${Math.round(throughput[0].requestsPerSec)} req/s vs small ${Math.round(throughput[1].requestsPerSec)} req/s = ${f(ratios.throughput)}x slower — target ≤ ${TARGET_RATIO}x` },
+      {
+        name: 'latency p50',
+        met: ratios.p50 <= TARGET_RATIO,
+        line: `GET /repos/{owner}/{repo} p50: big ${f(bigLat.p50)} ms vs small ${f(smallLat.p50)} ms = ${f(ratios.p50)}x — target ≤ ${TARGET_RATIO}x`,
+      },
+      {
+        name: 'latency p99',
+        met: ratios.p99 <= TARGET_RATIO,
+        line: `GET /repos/{owner}/{repo} p99: big ${f(bigLat.p99)} ms vs small ${f(smallLat.p99)} ms = ${f(ratios.p99)}x — target ≤ ${TARGET_RATIO}x`,
+      },
+      {
+        name: 'throughput',
+        met: ratios.throughput <= TARGET_RATIO,
+        line: `throughput: big ${Math.round(throughput[0].requestsPerSec)} req/s vs small ${Math.round(throughput[1].requestsPerSec)} req/s = ${f(ratios.throughput)}x slower — target ≤ ${TARGET_RATIO}x`,
+      },
     ];
 
-    console.log(`plugins loaded: ${plugins.join(', ') || '(none)'}; big: ${seeded.repositories} repositories, ${seeded.teams} teams, ${seeded.teamRepos} team_repos, ${seeded.teamUsers} team_users (seeded in ${seeded.seconds.toFixed(1)} s); member in ${SIZES.memberTeams} teams of big, 1 of small`);
-    console.log(`latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s\n`);
+    console.log(
+      `plugins loaded: ${plugins.join(', ') || '(none)'}; big: ${seeded.repositories} repositories, ${seeded.teams} teams, ${seeded.teamRepos} team_repos, ${seeded.teamUsers} team_users (seeded in ${seeded.seconds.toFixed(1)} s); member in ${SIZES.memberTeams} teams of big, 1 of small`,
+    );
+    console.log(
+      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s\n`,
+    );
     console.log(lib.table(rows));
     console.log('');
     lib.printVerdicts(verdicts, warnings);

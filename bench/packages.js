@@ -26,8 +26,6 @@ const TARGET_RSS_MB = 64;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
-
 /** Download `url` once, counting bytes (nothing kept). */
 function download(url, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -38,7 +36,9 @@ function download(url, headers = {}) {
         return;
       }
       let bytes = 0;
-      res.on('data', (chunk) => { bytes += chunk.length; });
+      res.on('data', (chunk) => {
+        bytes += chunk.length;
+      });
       res.on('end', () => resolve(bytes));
       res.on('error', reject);
     });
@@ -51,15 +51,17 @@ function download(url, headers = {}) {
 async function measure(url, clients, rounds, expectedBytes) {
   await download(url); // warm-up: page cache, V8
   const started = process.hrtime.bigint();
-  const totals = await Promise.all(Array.from({ length: clients }, async () => {
-    let bytes = 0;
-    for (let i = 0; i < rounds; i++) {
-      const got = await download(url);
-      if (got !== expectedBytes) throw new Error(`short download: ${got} of ${expectedBytes} bytes`);
-      bytes += got;
-    }
-    return bytes;
-  }));
+  const totals = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      let bytes = 0;
+      for (let i = 0; i < rounds; i++) {
+        const got = await download(url);
+        if (got !== expectedBytes) throw new Error(`short download: ${got} of ${expectedBytes} bytes`);
+        bytes += got;
+      }
+      return bytes;
+    }),
+  );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const bytes = totals.reduce((a, b) => a + b, 0);
   return { clients, rounds, seconds, mbPerSec: bytes / (1024 * 1024) / seconds };
@@ -76,7 +78,6 @@ function upload(url, file, auth) {
     fs.createReadStream(file).pipe(req);
   });
 }
-
 
 async function run() {
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'hearth-bench-packages-'));
@@ -142,12 +143,19 @@ async function run() {
   const rows = [['clients', 'hearth MB/s', 'nginx MB/s', 'hearth/nginx', `target ≥ ${TARGET_RATIO}`]];
   for (const clients of [1, 16]) {
     const ratio = result.ratios[clients];
-    rows.push([clients, fmt(result.hearth[clients].mbPerSec), result.nginx ? fmt(result.nginx[clients].mbPerSec) : null,
-      ratio == null ? null : ratio.toFixed(2), ratio == null ? 'n/a' : ratio >= TARGET_RATIO ? 'met' : 'NOT met']);
+    rows.push([
+      clients,
+      fmt(result.hearth[clients].mbPerSec),
+      result.nginx ? fmt(result.nginx[clients].mbPerSec) : null,
+      ratio == null ? null : ratio.toFixed(2),
+      ratio == null ? 'n/a' : ratio >= TARGET_RATIO ? 'met' : 'NOT met',
+    ]);
   }
   console.log(lib.table(rows));
   console.log(`upload of ${FILE_MB} MB: ${result.uploadSeconds.toFixed(2)} s`);
-  console.log(`hearth RSS: ${result.rss.beforeMb.toFixed(0)} MB before, +${result.rss.growthMb.toFixed(0)} MB at peak (target < ${TARGET_RSS_MB} MB: ${result.rss.growthMb < TARGET_RSS_MB ? 'met' : 'NOT met'})`);
+  console.log(
+    `hearth RSS: ${result.rss.beforeMb.toFixed(0)} MB before, +${result.rss.growthMb.toFixed(0)} MB at peak (target < ${TARGET_RSS_MB} MB: ${result.rss.growthMb < TARGET_RSS_MB ? 'met' : 'NOT met'})`,
+  );
   if (result.nginxMissing) console.log(result.nginxMissing);
   return result;
 }

@@ -49,9 +49,18 @@ async function run() {
     const source = path.join(work, 'source.git');
     await git(['init', '--bare', '--quiet', `--initial-branch=${BRANCH}`, source]);
     const t0 = Date.now();
-    const tip = await fx.generateCommits({ gitDir: source, env, ref: `refs/heads/${BRANCH}`, count: FIXTURE.commits, blobSize: FIXTURE.blobSize, seed: 7 });
+    const tip = await fx.generateCommits({
+      gitDir: source,
+      env,
+      ref: `refs/heads/${BRANCH}`,
+      count: FIXTURE.commits,
+      blobSize: FIXTURE.blobSize,
+      seed: 7,
+    });
     await git(['--git-dir', source, 'repack', '-adq'], { timeoutMs: 180_000 });
-    console.log(`fixture: ${FIXTURE.commits.toLocaleString('en')} commits generated and packed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `fixture: ${FIXTURE.commits.toLocaleString('en')} commits generated and packed in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     server = await lib.startServer({ ...lib.hearthSpec(dataDir, []), logFile: path.join(work, 'server.log') });
     const token = await lib.hearthToken(server, ['write:repository', 'write:issue']);
@@ -89,8 +98,12 @@ async function run() {
       // by hand, same merge in the baseline copy
       t = process.hrtime.bigint();
       const base = (await git(['--git-dir', baseline, 'rev-parse', `refs/heads/${BRANCH}`])).stdout.trim();
-      const tree = (await git(['--git-dir', baseline, 'merge-tree', '--write-tree', base, `refs/heads/${name}`])).stdout.split('\n')[0].trim();
-      const commit = (await git(['--git-dir', baseline, 'commit-tree', tree, '-p', base, '-p', `refs/heads/${name}`, '-m', `Merge ${name}`])).stdout.trim();
+      const tree = (await git(['--git-dir', baseline, 'merge-tree', '--write-tree', base, `refs/heads/${name}`])).stdout
+        .split('\n')[0]
+        .trim();
+      const commit = (
+        await git(['--git-dir', baseline, 'commit-tree', tree, '-p', base, '-p', `refs/heads/${name}`, '-m', `Merge ${name}`])
+      ).stdout.trim();
       await git(['--git-dir', baseline, 'update-ref', `refs/heads/${BRANCH}`, commit, base]);
       const g = Number(process.hrtime.bigint() - t) / 1e6;
       if (i >= MERGE_RUNS.warmup) {
@@ -99,7 +112,13 @@ async function run() {
       }
     }
     const merged = (await git(['--git-dir', source, 'ls-remote', hearthUrl, `refs/heads/${BRANCH}`])).stdout.split('\t')[0];
-    const parents = (await git(['--git-dir', source, 'fetch', '-q', hearthUrl, `refs/heads/${BRANCH}`]).then(() => git(['--git-dir', source, 'rev-list', '--parents', '-n', '1', 'FETCH_HEAD']))).stdout.trim().split(' ');
+    const parents = (
+      await git(['--git-dir', source, 'fetch', '-q', hearthUrl, `refs/heads/${BRANCH}`]).then(() =>
+        git(['--git-dir', source, 'rev-list', '--parents', '-n', '1', 'FETCH_HEAD']),
+      )
+    ).stdout
+      .trim()
+      .split(' ');
     if (parents[0] !== merged || parents.length !== 3) warnings.push('the last merge on Hearth is not a two-parent merge commit');
     const hm = lib.latencySummary(hearthMs);
     const pm = lib.latencySummary(plumbingMs);
@@ -113,7 +132,9 @@ async function run() {
       names.push(p);
     }
     names.sort();
-    await git(['--git-dir', source, 'fast-import', '--quiet', '--done'], { input: oneCommit('refs/heads/many', tip, bigFiles, 'Five thousand files', baseWhen + 1000) });
+    await git(['--git-dir', source, 'fast-import', '--quiet', '--done'], {
+      input: oneCommit('refs/heads/many', tip, bigFiles, 'Five thousand files', baseWhen + 1000),
+    });
     await git(['--git-dir', source, 'push', '-q', hearthUrl, 'refs/heads/many:refs/heads/many']);
     const bigPr = await api('POST', `/repos/${owner}/${REPO}/pulls`, { head: 'many', base: BRANCH, title: 'Many files' }, 201);
     const filesUrl = `${server.url}/api/v1/repos/${owner}/${REPO}/pulls/${bigPr.number}/files`;
@@ -123,16 +144,19 @@ async function run() {
       { label: 'last page (skip-to file 4,901)', url: `${filesUrl}?skip-to=${encodeURIComponent(names[4900])}`, first: names[4900] },
     ];
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const get = (url) => new Promise((resolve, reject) => {
-      const t = process.hrtime.bigint();
-      const req = http.get(url, { agent, headers: auth, timeout: 60000 }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
+    const get = (url) =>
+      new Promise((resolve, reject) => {
+        const t = process.hrtime.bigint();
+        const req = http.get(url, { agent, headers: auth, timeout: 60000 }, (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', reject);
+        });
+        req.on('error', reject);
       });
-      req.on('error', reject);
-    });
     const samples = targets.map(() => []);
     try {
       for (let i = 0; i < FILES.warmup + FILES.requests; i++) {
@@ -141,7 +165,8 @@ async function run() {
           if (r.status !== 200) throw new Error(`GET ${targets[u].url} answered ${r.status}`);
           if (i === 0) {
             const body = JSON.parse(r.body.toString());
-            if (body[0]?.filename !== targets[u].first) warnings.push(`${targets[u].label} starts at ${body[0]?.filename}, expected ${targets[u].first}`);
+            if (body[0]?.filename !== targets[u].first)
+              warnings.push(`${targets[u].label} starts at ${body[0]?.filename}, expected ${targets[u].first}`);
           }
           if (i >= FILES.warmup) samples[u].push(r.ms);
         }
@@ -155,16 +180,26 @@ async function run() {
     const mergeRatio = hm.p50 / pm.p50;
     const midRatio = fs_[1].p50 / fs_[0].p50;
     const lastRatio = fs_[2].p50 / fs_[0].p50;
-    console.log(lib.table([
-      ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
-      ['merge API (Do=merge), 20,000-commit repository', f(hm.p50), f(hm.p99), f(hm.mean)],
-      ['merge-tree + commit-tree + update-ref by hand', f(pm.p50), f(pm.p99), f(pm.mean)],
-      ...targets.map((t, i) => [`files of a 5,000-file PR: ${t.label}`, f(fs_[i].p50), f(fs_[i].p99), f(fs_[i].mean)]),
-    ]));
+    console.log(
+      lib.table([
+        ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
+        ['merge API (Do=merge), 20,000-commit repository', f(hm.p50), f(hm.p99), f(hm.mean)],
+        ['merge-tree + commit-tree + update-ref by hand', f(pm.p50), f(pm.p99), f(pm.mean)],
+        ...targets.map((t, i) => [`files of a 5,000-file PR: ${t.label}`, f(fs_[i].p50), f(fs_[i].p99), f(fs_[i].mean)]),
+      ]),
+    );
     for (const w of warnings) console.log(`WARNING: ${w}`);
     const verdicts = [
-      { name: 'merge vs plumbing', met: mergeRatio <= TARGETS.mergeRatio, line: `merge API vs plumbing by hand: p50 ${f(mergeRatio)}x — target ≤ ${TARGETS.mergeRatio}x` },
-      { name: 'files page position', met: midRatio <= TARGETS.pagePosition && lastRatio <= TARGETS.pagePosition, line: `files page p50, middle / last vs first: ${f(midRatio)}x / ${f(lastRatio)}x (p99 ${f(fs_[1].p99 / fs_[0].p99)}x / ${f(fs_[2].p99 / fs_[0].p99)}x) — target ≤ ${TARGETS.pagePosition}x` },
+      {
+        name: 'merge vs plumbing',
+        met: mergeRatio <= TARGETS.mergeRatio,
+        line: `merge API vs plumbing by hand: p50 ${f(mergeRatio)}x — target ≤ ${TARGETS.mergeRatio}x`,
+      },
+      {
+        name: 'files page position',
+        met: midRatio <= TARGETS.pagePosition && lastRatio <= TARGETS.pagePosition,
+        line: `files page p50, middle / last vs first: ${f(midRatio)}x / ${f(lastRatio)}x (p99 ${f(fs_[1].p99 / fs_[0].p99)}x / ${f(fs_[2].p99 / fs_[0].p99)}x) — target ≤ ${TARGETS.pagePosition}x`,
+      },
     ];
     console.log('');
     lib.printVerdicts(verdicts);
@@ -172,9 +207,14 @@ async function run() {
     server = null;
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');
     return {
-      fixture: FIXTURE, runs: MERGE_RUNS, files: { count: FILES.count, warmup: FILES.warmup, requests: FILES.requests }, targets: TARGETS,
-      mergeMs: { hearth: hm, plumbing: pm }, filesMs: Object.fromEntries(targets.map((t, i) => [t.label, fs_[i]])),
-      ratios: { merge: mergeRatio, middleVsFirst: midRatio, lastVsFirst: lastRatio }, warnings,
+      fixture: FIXTURE,
+      runs: MERGE_RUNS,
+      files: { count: FILES.count, warmup: FILES.warmup, requests: FILES.requests },
+      targets: TARGETS,
+      mergeMs: { hearth: hm, plumbing: pm },
+      filesMs: Object.fromEntries(targets.map((t, i) => [t.label, fs_[i]])),
+      ratios: { merge: mergeRatio, middleVsFirst: midRatio, lastVsFirst: lastRatio },
+      warnings,
       verdicts: verdicts.map(({ name, met, line }) => ({ name, met, line })),
     };
   } finally {

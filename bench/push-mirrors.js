@@ -42,7 +42,9 @@ function git(args, { cwd, input, env } = {}) {
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`git ${args[0]} exited ${code}: ${stderr.slice(-500)}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`git ${args[0]} exited ${code}: ${stderr.slice(-500)}`)),
+    );
     if (input) {
       child.stdin.on('error', () => undefined);
       input(child.stdin);
@@ -86,7 +88,12 @@ const authUrl = (server, repo) => {
 const tokens = new Map();
 async function api(server, method, p, body) {
   if (!tokens.has(server)) tokens.set(server, await lib.hearthToken(server, ['write:repository', 'delete:repository', 'write:user']));
-  const res = await lib.request(`${server.url}/api/v1${p}`, { method, headers: { authorization: `token ${tokens.get(server)}` }, body, timeoutMs: 30000 });
+  const res = await lib.request(`${server.url}/api/v1${p}`, {
+    method,
+    headers: { authorization: `token ${tokens.get(server)}` },
+    body,
+    timeoutMs: 30000,
+  });
   if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${res.body}`);
   return res.body ? JSON.parse(res.body) : null;
 }
@@ -102,12 +109,24 @@ async function run() {
   const fixture = path.join(dir, 'fixture.git');
   const t0 = Date.now();
   await makeFixture(fixture);
-  const result = { commits: COMMITS, tags: TAGS, fixtureSeconds: (Date.now() - t0) / 1000, byHand: [], byHandFromSource: [], hearth: [], ratio: null };
+  const result = {
+    commits: COMMITS,
+    tags: TAGS,
+    fixtureSeconds: (Date.now() - t0) / 1000,
+    byHand: [],
+    byHandFromSource: [],
+    hearth: [],
+    ratio: null,
+  };
 
   const sourceSpec = lib.hearthSpec(path.join(dir, 'source'), []);
   sourceSpec.env.HEARTH__MIGRATIONS__ALLOW_LOCALNETWORKS = 'true';
   const source = await lib.startServer({ ...sourceSpec, name: 'hearth-source', logFile: path.join(dir, 'source.log') });
-  const target = await lib.startServer({ ...lib.hearthSpec(path.join(dir, 'target'), []), name: 'hearth-target', logFile: path.join(dir, 'target.log') });
+  const target = await lib.startServer({
+    ...lib.hearthSpec(path.join(dir, 'target'), []),
+    name: 'hearth-target',
+    logFile: path.join(dir, 'target.log'),
+  });
   try {
     await createRepo(source, 'big');
     let t = Date.now();
@@ -135,7 +154,9 @@ async function run() {
       await createRepo(target, `mirror${round}`);
       const mirror = await api(source, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/big/push_mirrors`, {
         remote_address: `${target.url}/${lib.HEARTH_ADMIN.username}/mirror${round}.git`,
-        remote_username: lib.HEARTH_ADMIN.username, remote_password: lib.HEARTH_ADMIN.password, interval: '0',
+        remote_username: lib.HEARTH_ADMIN.username,
+        remote_password: lib.HEARTH_ADMIN.password,
+        interval: '0',
       });
       t = process.hrtime.bigint();
       await api(source, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/big/push_mirrors-sync`);
@@ -163,12 +184,20 @@ async function run() {
     await git(['push', '--mirror', authUrl(target, 'oncommit')], { cwd: fixture, env: { GIT_DIR: fixture } });
     await api(source, 'POST', `/repos/${lib.HEARTH_ADMIN.username}/big/push_mirrors`, {
       remote_address: `${target.url}/${lib.HEARTH_ADMIN.username}/oncommit.git`,
-      remote_username: lib.HEARTH_ADMIN.username, remote_password: lib.HEARTH_ADMIN.password, interval: '0', sync_on_commit: true,
+      remote_username: lib.HEARTH_ADMIN.username,
+      remote_password: lib.HEARTH_ADMIN.password,
+      interval: '0',
+      sync_on_commit: true,
     });
     const work = path.join(dir, 'work');
     await git(['clone', '--quiet', '--depth', '1', authUrl(source, 'big'), work], { cwd: dir });
     fs.writeFileSync(path.join(work, 'new.txt'), 'one more\n');
-    const id = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+    const id = {
+      GIT_AUTHOR_NAME: 'Bench',
+      GIT_AUTHOR_EMAIL: 'bench@example.com',
+      GIT_COMMITTER_NAME: 'Bench',
+      GIT_COMMITTER_EMAIL: 'bench@example.com',
+    };
     await git(['add', '.'], { cwd: work });
     await git(['commit', '--quiet', '-m', 'one more'], { cwd: work, env: id });
     const head = (await git(['rev-parse', 'HEAD'], { cwd: work })).trim();
@@ -192,16 +221,24 @@ async function run() {
   }
 
   const f = (s) => `${s.toFixed(2)} s`;
-  console.log(`fixture: ${COMMITS} commits, ${TAGS} tags (${result.fixtureSeconds.toFixed(1)} s to write, ${result.seedPushSeconds.toFixed(1)} s to push to the source)\n`);
-  console.log(lib.table([
-    ['mirror of the fixture', ...result.byHand.map((_, i) => `round ${i + 1}`), 'median'],
-    ['git push --mirror by hand (fixture)', ...result.byHand.map(f), f(result.byHandMedian)],
-    ['git push --mirror by hand (source repo)', ...result.byHandFromSource.map(f), f(result.byHandFromSourceMedian)],
-    ['Hearth push mirror (sync → last_update)', ...result.hearth.map(f), f(result.hearthMedian)],
-  ]));
+  console.log(
+    `fixture: ${COMMITS} commits, ${TAGS} tags (${result.fixtureSeconds.toFixed(1)} s to write, ${result.seedPushSeconds.toFixed(1)} s to push to the source)\n`,
+  );
+  console.log(
+    lib.table([
+      ['mirror of the fixture', ...result.byHand.map((_, i) => `round ${i + 1}`), 'median'],
+      ['git push --mirror by hand (fixture)', ...result.byHand.map(f), f(result.byHandMedian)],
+      ['git push --mirror by hand (source repo)', ...result.byHandFromSource.map(f), f(result.byHandFromSourceMedian)],
+      ['Hearth push mirror (sync → last_update)', ...result.hearth.map(f), f(result.hearthMedian)],
+    ]),
+  );
   const met = result.ratio <= TARGET_RATIO;
-  console.log(`\nratio hearth / by hand from the source repo: ${result.ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}: ${met ? 'met' : 'NOT met'}); vs the fixture: ${result.ratioVsFixture.toFixed(2)}`);
-  console.log(`sync_on_commit: push ${f(result.onCommit.pushSeconds)}, then on the target after ${f(result.onCommit.untilMirroredSeconds)}`);
+  console.log(
+    `\nratio hearth / by hand from the source repo: ${result.ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}: ${met ? 'met' : 'NOT met'}); vs the fixture: ${result.ratioVsFixture.toFixed(2)}`,
+  );
+  console.log(
+    `sync_on_commit: push ${f(result.onCommit.pushSeconds)}, then on the target after ${f(result.onCommit.untilMirroredSeconds)}`,
+  );
   result.targetRatio = TARGET_RATIO;
   result.met = met;
   return result;

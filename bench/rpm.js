@@ -30,11 +30,28 @@ const TARGET_SERVE_RATIO = 0.8;
 /** One spec, many subpackages: rpmbuild writes one .rpm per subpackage in a single run. */
 function buildPackages(dir, count) {
   const top = path.join(dir, 'rpmbuild');
-  const lines = ['Name: bench', 'Version: 1.0', 'Release: 1', 'Summary: bench', 'License: MIT', 'BuildArch: noarch', 'AutoReqProv: no', '%description', 'bench', '%install'];
+  const lines = [
+    'Name: bench',
+    'Version: 1.0',
+    'Release: 1',
+    'Summary: bench',
+    'License: MIT',
+    'BuildArch: noarch',
+    'AutoReqProv: no',
+    '%description',
+    'bench',
+    '%install',
+  ];
   lines.push('mkdir -p %{buildroot}/usr/share/bench');
   lines.push(`for i in $(seq 0 ${count - 1}); do echo $i > %{buildroot}/usr/share/bench/file-$i; done`);
   for (let i = 0; i < count; i++) {
-    lines.push(`%package -n bench-pkg-${i}`, `Summary: bench package ${i}`, 'Requires: bench-base >= 1.0', `%description -n bench-pkg-${i}`, `Bench package number ${i}.`);
+    lines.push(
+      `%package -n bench-pkg-${i}`,
+      `Summary: bench package ${i}`,
+      'Requires: bench-base >= 1.0',
+      `%description -n bench-pkg-${i}`,
+      `Bench package number ${i}.`,
+    );
     lines.push(`%files -n bench-pkg-${i}`, `/usr/share/bench/file-${i}`);
   }
   lines.push('%changelog', '* Mon Jan 01 2024 Bench <bench@example.com> - 1.0-1', '- Bench build', '');
@@ -134,13 +151,20 @@ async function run() {
     fs.mkdirSync(staticDir);
     fs.writeFileSync(path.join(staticDir, href), primary);
     baseline = await lib.startServer({
-      name: 'baseline', args: ['-e', BASELINE], env: lib.cleanEnv({ BASELINE_DIR: staticDir }), cwd: path.join(__dirname, '..'),
-      logFile: path.join(dir, 'baseline.log'), readyPath: '/ready',
+      name: 'baseline',
+      args: ['-e', BASELINE],
+      env: lib.cleanEnv({ BASELINE_DIR: staticDir }),
+      cwd: path.join(__dirname, '..'),
+      logFile: path.join(dir, 'baseline.log'),
+      readyPath: '/ready',
     });
     // Anonymous, as dnf reads a public owner's repository.
     result.hearthServe = await lib.measureThroughput({ url: `${base}/big/repodata/${href}` }, { duration: 5, connections: 32 });
     const headers = { authorization: `token ${token}` };
-    result.hearthServeWithToken = await lib.measureThroughput({ url: `${base}/big/repodata/${href}`, headers }, { duration: 5, connections: 32 });
+    result.hearthServeWithToken = await lib.measureThroughput(
+      { url: `${base}/big/repodata/${href}`, headers },
+      { duration: 5, connections: 32 },
+    );
     result.baselineServe = await lib.measureThroughput({ url: `${baseline.url}/files/${href}` }, { duration: 5, connections: 32 });
     result.serveRatio = result.hearthServe.requestsPerSec / result.baselineServe.requestsPerSec;
   } finally {
@@ -151,23 +175,60 @@ async function run() {
   }
 
   const fmt = (n) => n.toFixed(1);
-  console.log(lib.table([
-    ['publish one .rpm', 'upload p50 ms', 'upload + repomd.xml p50 ms'],
-    ["a group's 1st package", fmt(result.p50FirstUploadMs), fmt(result.p50FirstVisibleMs)],
-    ['the 1,001st… package of a group', fmt(result.p50LaterUploadMs), fmt(result.p50LaterVisibleMs)],
-  ]));
-  console.log(`\nrpmbuild of ${FILL + SAMPLES * 2 + WARMUP} packages: ${buildSeconds.toFixed(1)} s; filling 1,000: ${result.fillSeconds.toFixed(1)} s; p50 per 100 uploads (ms): ${result.p50PerHundredMs.join(' ')}`);
-  console.log(lib.table([
-    [`GET primary.xml.gz (${result.packagesInPrimary} packages, ${result.primaryBytes} bytes), 32 connections`, 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
-    ['hearth, anonymous', fmt(result.hearthServe.requestsPerSec), result.hearthServe.latencyMs.p50, result.hearthServe.latencyMs.p99, result.hearthServe.non2xx],
-    ['hearth, with a token', fmt(result.hearthServeWithToken.requestsPerSec), result.hearthServeWithToken.latencyMs.p50,
-      result.hearthServeWithToken.latencyMs.p99, result.hearthServeWithToken.non2xx],
-    ['bare Express static, same bytes', fmt(result.baselineServe.requestsPerSec), result.baselineServe.latencyMs.p50, result.baselineServe.latencyMs.p99, result.baselineServe.non2xx],
-  ]));
-  console.log(`\nupload + regenerated repomd.xml, 1,001st ÷ 1st (p50): ${result.visibleRatio.toFixed(2)} (informational: the first read after a change regenerates the group's metadata)`);
+  console.log(
+    lib.table([
+      ['publish one .rpm', 'upload p50 ms', 'upload + repomd.xml p50 ms'],
+      ["a group's 1st package", fmt(result.p50FirstUploadMs), fmt(result.p50FirstVisibleMs)],
+      ['the 1,001st… package of a group', fmt(result.p50LaterUploadMs), fmt(result.p50LaterVisibleMs)],
+    ]),
+  );
+  console.log(
+    `\nrpmbuild of ${FILL + SAMPLES * 2 + WARMUP} packages: ${buildSeconds.toFixed(1)} s; filling 1,000: ${result.fillSeconds.toFixed(1)} s; p50 per 100 uploads (ms): ${result.p50PerHundredMs.join(' ')}`,
+  );
+  console.log(
+    lib.table([
+      [
+        `GET primary.xml.gz (${result.packagesInPrimary} packages, ${result.primaryBytes} bytes), 32 connections`,
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'non-2xx',
+      ],
+      [
+        'hearth, anonymous',
+        fmt(result.hearthServe.requestsPerSec),
+        result.hearthServe.latencyMs.p50,
+        result.hearthServe.latencyMs.p99,
+        result.hearthServe.non2xx,
+      ],
+      [
+        'hearth, with a token',
+        fmt(result.hearthServeWithToken.requestsPerSec),
+        result.hearthServeWithToken.latencyMs.p50,
+        result.hearthServeWithToken.latencyMs.p99,
+        result.hearthServeWithToken.non2xx,
+      ],
+      [
+        'bare Express static, same bytes',
+        fmt(result.baselineServe.requestsPerSec),
+        result.baselineServe.latencyMs.p50,
+        result.baselineServe.latencyMs.p99,
+        result.baselineServe.non2xx,
+      ],
+    ]),
+  );
+  console.log(
+    `\nupload + regenerated repomd.xml, 1,001st ÷ 1st (p50): ${result.visibleRatio.toFixed(2)} (informational: the first read after a change regenerates the group's metadata)`,
+  );
   const verdicts = [
-    { line: `1,001st-package upload ÷ 1st (p50): ${result.publishRatio.toFixed(2)} (target ≤ ${TARGET_PUBLISH_RATIO})`, met: result.publishRatio <= TARGET_PUBLISH_RATIO },
-    { line: `primary.xml.gz serving, hearth ÷ static baseline: ${result.serveRatio.toFixed(2)} (target ≥ ${TARGET_SERVE_RATIO})`, met: result.serveRatio >= TARGET_SERVE_RATIO },
+    {
+      line: `1,001st-package upload ÷ 1st (p50): ${result.publishRatio.toFixed(2)} (target ≤ ${TARGET_PUBLISH_RATIO})`,
+      met: result.publishRatio <= TARGET_PUBLISH_RATIO,
+    },
+    {
+      line: `primary.xml.gz serving, hearth ÷ static baseline: ${result.serveRatio.toFixed(2)} (target ≥ ${TARGET_SERVE_RATIO})`,
+      met: result.serveRatio >= TARGET_SERVE_RATIO,
+    },
   ];
   lib.printVerdicts(verdicts);
   result.met = verdicts.every((v) => v.met);

@@ -17,7 +17,25 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const BENCHMARKS = ['foundation', 'git-hosting', 'packages', 'cargo', 'orgs', 'issues', 'feeds', 'webhooks', 'pulls', 'branch-protection', 'push-mirrors', 'access', 'rpm', 'cran-conda', 'go', 'swift-chef', 'debian'];
+const BENCHMARKS = [
+  'foundation',
+  'git-hosting',
+  'packages',
+  'cargo',
+  'orgs',
+  'issues',
+  'feeds',
+  'webhooks',
+  'pulls',
+  'branch-protection',
+  'push-mirrors',
+  'access',
+  'rpm',
+  'cran-conda',
+  'go',
+  'swift-chef',
+  'debian',
+];
 const RESULTS_DIR = path.join(__dirname, 'results');
 
 function gitCommit() {
@@ -58,7 +76,10 @@ async function main(args) {
       const seconds = (Date.now() - started) / 1000;
       fs.mkdirSync(RESULTS_DIR, { recursive: true });
       const file = path.join(RESULTS_DIR, `${bench.name}-latest.json`);
-      fs.writeFileSync(file, JSON.stringify({ bench: bench.name, date: new Date().toISOString(), seconds, environment, result }, null, 2) + '\n');
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ bench: bench.name, date: new Date().toISOString(), seconds, environment, result }, null, 2) + '\n',
+      );
       console.log(`\n(${seconds.toFixed(1)} s; raw results in ${path.relative(process.cwd(), file)})\n`);
     } catch (err) {
       failed++;

@@ -25,7 +25,12 @@ const SIZES = { hooks: 20, issues: 500, concurrency: 8, pushHooks: 10, pushWarmu
 const TARGETS = { pushRatio: 1.05 };
 
 async function api(server, token, method, route, body, expected) {
-  const res = await lib.request(`${server.url}/api/v1${route}`, { method, headers: { authorization: `token ${token}` }, body, timeoutMs: 20000 });
+  const res = await lib.request(`${server.url}/api/v1${route}`, {
+    method,
+    headers: { authorization: `token ${token}` },
+    body,
+    timeoutMs: 20000,
+  });
   if (res.status !== expected) throw new Error(`${method} ${route} answered ${res.status} (expected ${expected}): ${res.body}`);
   return res.body ? JSON.parse(res.body) : null;
 }
@@ -46,7 +51,9 @@ function receiver() {
       if (state.onArrival) state.onArrival();
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ state, server, url: `http://127.0.0.1:${server.address().port}/hook` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ state, server, url: `http://127.0.0.1:${server.address().port}/hook` })),
+  );
 }
 
 function git(args, cwd, env) {
@@ -79,7 +86,14 @@ async function run() {
     // --- throughput ------------------------------------------------------------------------------
     await api(server, token, 'POST', '/user/repos', { name: 'many', auto_init: true }, 201);
     for (let i = 0; i < SIZES.hooks; i++) {
-      await api(server, token, 'POST', `/repos/${owner}/many/hooks`, { type: 'gitea', active: true, events: ['issues'], config: { url: `${rx.url}?h=${i}`, content_type: 'json' } }, 201);
+      await api(
+        server,
+        token,
+        'POST',
+        `/repos/${owner}/many/hooks`,
+        { type: 'gitea', active: true, events: ['issues'], config: { url: `${rx.url}?h=${i}`, content_type: 'json' } },
+        201,
+      );
     }
     const expected = SIZES.hooks * SIZES.issues;
     const answeredAt = new Map();
@@ -99,28 +113,51 @@ async function run() {
     };
     await Promise.all(Array.from({ length: SIZES.concurrency }, worker));
     const createdMs = performance.now() - started;
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${rx.state.arrivals.length} of ${expected} deliveries within 300 s`)), 300000));
+    const timeout = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`only ${rx.state.arrivals.length} of ${expected} deliveries within 300 s`)), 300000),
+    );
     await Promise.race([done, timeout]);
     const drainedMs = performance.now() - started;
-    const lags = rx.state.arrivals.filter((a) => a.number !== null).map((a) => a.at - answeredAt.get(a.number)).sort((a, b) => a - b);
+    const lags = rx.state.arrivals
+      .filter((a) => a.number !== null)
+      .map((a) => a.at - answeredAt.get(a.number))
+      .sort((a, b) => a - b);
     const duplicates = [...rx.state.uuids.values()].filter((n) => n > 1).length;
     const throughput = {
-      deliveries: rx.state.arrivals.length, uniqueUuids: rx.state.uuids.size, duplicates,
-      issuesCreatedMs: createdMs, drainedMs, deliveriesPerSecond: expected / (drainedMs / 1000),
+      deliveries: rx.state.arrivals.length,
+      uniqueUuids: rx.state.uuids.size,
+      duplicates,
+      issuesCreatedMs: createdMs,
+      drainedMs,
+      deliveriesPerSecond: expected / (drainedMs / 1000),
       lagMs: { p50: lib.percentileOf(lags, 50), p99: lib.percentileOf(lags, 99), max: lags[lags.length - 1] },
     };
     rx.state.onArrival = null;
 
     // --- push with 10 hooks vs none --------------------------------------------------------------
-    for (const name of ['hooked', 'plain']) await api(server, token, 'POST', '/user/repos', { name, auto_init: true, default_branch: 'main' }, 201);
+    for (const name of ['hooked', 'plain'])
+      await api(server, token, 'POST', '/user/repos', { name, auto_init: true, default_branch: 'main' }, 201);
     for (let i = 0; i < SIZES.pushHooks; i++) {
-      await api(server, token, 'POST', `/repos/${owner}/hooked/hooks`, { type: 'gitea', active: true, events: ['push'], config: { url: `${rx.url}?push=${i}`, content_type: 'json' } }, 201);
+      await api(
+        server,
+        token,
+        'POST',
+        `/repos/${owner}/hooked/hooks`,
+        { type: 'gitea', active: true, events: ['push'], config: { url: `${rx.url}?push=${i}`, content_type: 'json' } },
+        201,
+      );
     }
     const home = path.join(dir, 'home');
     fs.mkdirSync(home);
     const env = {
-      PATH: process.env.PATH, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com',
+      PATH: process.env.PATH,
+      HOME: home,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'Bench',
+      GIT_AUTHOR_EMAIL: 'bench@example.com',
+      GIT_COMMITTER_NAME: 'Bench',
+      GIT_COMMITTER_EMAIL: 'bench@example.com',
     };
     const work = {};
     for (const name of ['hooked', 'plain']) {
@@ -146,8 +183,16 @@ async function run() {
     }
     const pushDeliveries = await waitForPushes(rx, SIZES.pushHooks * (SIZES.pushWarmup + SIZES.pushes));
     const push = {
-      hookedMedianMs: median(times.hooked), plainMedianMs: median(times.plain),
-      hookedP99Ms: lib.percentileOf([...times.hooked].sort((a, b) => a - b), 99), plainP99Ms: lib.percentileOf([...times.plain].sort((a, b) => a - b), 99),
+      hookedMedianMs: median(times.hooked),
+      plainMedianMs: median(times.plain),
+      hookedP99Ms: lib.percentileOf(
+        [...times.hooked].sort((a, b) => a - b),
+        99,
+      ),
+      plainP99Ms: lib.percentileOf(
+        [...times.plain].sort((a, b) => a - b),
+        99,
+      ),
       deliveries: pushDeliveries,
     };
     push.ratio = push.hookedMedianMs / push.plainMedianMs;
@@ -159,25 +204,39 @@ async function run() {
     if (push.deliveries < SIZES.pushHooks * (SIZES.pushWarmup + SIZES.pushes)) warnings.push(`push deliveries: ${push.deliveries}`);
 
     const f = (n) => n.toFixed(1);
-    console.log(`throughput: ${SIZES.hooks} hooks × ${SIZES.issues} issues = ${expected.toLocaleString('en')} deliveries; issues created ${SIZES.concurrency} at a time in ${f(createdMs)} ms`);
-    console.log(lib.table([
-      ['figure', 'value'],
-      ['deliveries/s (first issue → last delivery)', f(throughput.deliveriesPerSecond)],
-      ['lag p50 ms (issue answered → delivered)', f(throughput.lagMs.p50)],
-      ['lag p99 ms', f(throughput.lagMs.p99)],
-      ['lag max ms', f(throughput.lagMs.max)],
-      ['unique delivery UUIDs / deliveries', `${throughput.uniqueUuids} / ${throughput.deliveries}`],
-    ]));
+    console.log(
+      `throughput: ${SIZES.hooks} hooks × ${SIZES.issues} issues = ${expected.toLocaleString('en')} deliveries; issues created ${SIZES.concurrency} at a time in ${f(createdMs)} ms`,
+    );
+    console.log(
+      lib.table([
+        ['figure', 'value'],
+        ['deliveries/s (first issue → last delivery)', f(throughput.deliveriesPerSecond)],
+        ['lag p50 ms (issue answered → delivered)', f(throughput.lagMs.p50)],
+        ['lag p99 ms', f(throughput.lagMs.p99)],
+        ['lag max ms', f(throughput.lagMs.max)],
+        ['unique delivery UUIDs / deliveries', `${throughput.uniqueUuids} / ${throughput.deliveries}`],
+      ]),
+    );
     console.log(`\npush of one commit, ${SIZES.pushes} measured each, interleaved:`);
-    console.log(lib.table([
-      ['repository', 'median ms', 'p99 ms'],
-      [`${SIZES.pushHooks} push hooks`, f(push.hookedMedianMs), f(push.hookedP99Ms)],
-      ['no hooks', f(push.plainMedianMs), f(push.plainP99Ms)],
-    ]));
+    console.log(
+      lib.table([
+        ['repository', 'median ms', 'p99 ms'],
+        [`${SIZES.pushHooks} push hooks`, f(push.hookedMedianMs), f(push.hookedP99Ms)],
+        ['no hooks', f(push.plainMedianMs), f(push.plainP99Ms)],
+      ]),
+    );
     for (const w of warnings) console.log(`WARNING: ${w}`);
     const verdicts = [
-      { name: 'push with 10 hooks vs none', met: push.ratio <= TARGETS.pushRatio, line: `push with ${SIZES.pushHooks} hooks vs none: ${push.ratio.toFixed(3)}x (median) — target ≤ ${TARGETS.pushRatio}x` },
-      { name: 'exactly once', met: duplicates === 0 && throughput.uniqueUuids === expected, line: `${expected.toLocaleString('en')} deliveries, each exactly once by UUID` },
+      {
+        name: 'push with 10 hooks vs none',
+        met: push.ratio <= TARGETS.pushRatio,
+        line: `push with ${SIZES.pushHooks} hooks vs none: ${push.ratio.toFixed(3)}x (median) — target ≤ ${TARGETS.pushRatio}x`,
+      },
+      {
+        name: 'exactly once',
+        met: duplicates === 0 && throughput.uniqueUuids === expected,
+        line: `${expected.toLocaleString('en')} deliveries, each exactly once by UUID`,
+      },
     ];
     console.log('');
     lib.printVerdicts(verdicts);

@@ -13,13 +13,21 @@ const TSV = process.argv[2] || path.join(ROOT, '..', 'shared', 'spec', 'api-oper
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-coverage-'));
-  const kernel = await Hearth.create({ config: { env: {}, overrides: { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, log: { LEVEL: 'silent' } } }, env: {} });
+  const kernel = await Hearth.create({
+    config: { env: {}, overrides: { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, log: { LEVEL: 'silent' } } },
+    env: {},
+  });
   try {
     const url = await kernel.listen();
     const doc = await (await fetch(`${url}swagger.v1.json`)).json();
     const served = new Set();
     for (const [p, methods] of Object.entries(doc.paths)) for (const m of Object.keys(methods)) served.add(`${m.toUpperCase()} ${p}`);
-    const rows = fs.readFileSync(TSV, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+    const rows = fs
+      .readFileSync(TSV, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split('\t'));
     const byTag = new Map();
     // Gitea names path parameters differently in places ({id} vs {index}); compare the path shape.
     const shape = (p) => p.replace(/\{[^}]+\}/g, '{}');

@@ -16,7 +16,10 @@ export interface ArMember {
 export class ArFile {
   private position = AR_MAGIC.length;
 
-  private constructor(private readonly handle: fs.FileHandle, readonly size: number) {}
+  private constructor(
+    private readonly handle: fs.FileHandle,
+    readonly size: number,
+  ) {}
 
   /** Open `path`; not an ar archive (no `!<arch>` magic) is an ArchiveError. */
   static async open(path: string): Promise<ArFile> {

@@ -23,7 +23,10 @@ export interface DownloadOptions {
  * then, so that HEAD and 304 count no download).
  */
 export async function sendDownload(
-  req: IncomingMessage, res: ServerResponse, open: () => Promise<{ stream: Readable }>, options: DownloadOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  open: () => Promise<{ stream: Readable }>,
+  options: DownloadOptions,
 ): Promise<void> {
   if (options.etag && etagMatches(req, options.etag)) {
     res.statusCode = 304;
@@ -57,7 +60,10 @@ export interface StoredFile {
  * ETag (If-None-Match answered 304) and its upload time as Last-Modified; see sendDownload.
  */
 export async function sendStoredFile(
-  req: IncomingMessage, res: ServerResponse, file: StoredFile, open: () => Promise<{ stream: Readable }>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: StoredFile,
+  open: () => Promise<{ stream: Readable }>,
   options: { contentType: string; disposition: string; onAbort?(err: unknown): void },
 ): Promise<void> {
   const etag = `"${file.hashes.sha256}"`;

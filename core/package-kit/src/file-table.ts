@@ -8,7 +8,10 @@ import type { Knex } from 'knex';
  * a StampedCache.
  */
 export class PackageFileTable<Row extends { id: number }> {
-  constructor(protected readonly db: Knex, readonly table: string) {}
+  constructor(
+    protected readonly db: Knex,
+    readonly table: string,
+  ) {}
 
   /** Count and highest id of the rows `query` selects: every insert raises the id, every delete lowers the count. */
   protected async stamp(query: Knex.QueryBuilder): Promise<string> {

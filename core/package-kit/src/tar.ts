@@ -89,7 +89,10 @@ class ByteReader {
   private buffered = 0;
   total = 0;
 
-  constructor(private readonly source: AsyncIterator<Buffer>, private readonly maxTotal: number) {}
+  constructor(
+    private readonly source: AsyncIterator<Buffer>,
+    private readonly maxTotal: number,
+  ) {}
 
   private async fill(n: number): Promise<boolean> {
     while (this.buffered < n) {
@@ -232,7 +235,13 @@ export function tarFile(name: string, content: Buffer, options: { mtime?: number
   header.write('0000000\0', 108, 'latin1');
   header.write('0000000\0', 116, 'latin1');
   header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
-  header.write(`${Math.max(0, Math.floor(options.mtime ?? 0)).toString(8).padStart(11, '0')}\0`, 136, 'latin1');
+  header.write(
+    `${Math.max(0, Math.floor(options.mtime ?? 0))
+      .toString(8)
+      .padStart(11, '0')}\0`,
+    136,
+    'latin1',
+  );
   header.write('        ', 148, 'latin1');
   header.write(options.type ?? '0', 156, 'latin1');
   header.write('ustar\u000000', 257, 'latin1');

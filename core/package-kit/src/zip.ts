@@ -102,9 +102,8 @@ export class ZipFile {
       throw new ArchiveError(`${entry.name}: stored entry with different compressed and uncompressed sizes`);
     }
     const check = new EntryCheck(entry, sink);
-    const source = entry.compressedSize === 0
-      ? Readable.from([])
-      : fs.createReadStream(this.file, { start, end: start + entry.compressedSize - 1 });
+    const source =
+      entry.compressedSize === 0 ? Readable.from([]) : fs.createReadStream(this.file, { start, end: start + entry.compressedSize - 1 });
     try {
       if (entry.method === METHOD_DEFLATE) await pipeline(source, zlib.createInflateRaw(), check);
       else await pipeline(source, check);
@@ -129,7 +128,10 @@ class EntryCheck extends Transform {
   private size = 0;
   private crc = 0;
 
-  constructor(private readonly entry: ZipEntry, private readonly sink?: (chunk: Buffer) => void) {
+  constructor(
+    private readonly entry: ZipEntry,
+    private readonly sink?: (chunk: Buffer) => void,
+  ) {
     super();
   }
 

@@ -21,8 +21,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = knexFactory({
     client: mysql ? 'mysql2' : 'pg',
     connection: {
-      host: url.hostname, port: url.port ? Number(url.port) : undefined,
-      user: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
+      host: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
       database: decodeURIComponent(url.pathname.slice(1)),
     },
     pool: { min: 0, max: 1 },

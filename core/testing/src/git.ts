@@ -16,8 +16,14 @@ export interface GitRun {
 export function gitSandbox(): { dir: string; git: (args: string[], cwd?: string) => Promise<GitRun>; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-git-'));
   const env = {
-    PATH: process.env.PATH, HOME: dir, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 'tester@example.com', GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 'tester@example.com',
+    PATH: process.env.PATH,
+    HOME: dir,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Tester',
+    GIT_AUTHOR_EMAIL: 'tester@example.com',
+    GIT_COMMITTER_NAME: 'Tester',
+    GIT_COMMITTER_EMAIL: 'tester@example.com',
   };
   const git = (args: string[], cwd = dir): Promise<GitRun> =>
     new Promise((resolve) => {

@@ -31,7 +31,10 @@ export interface TestServer {
   /** Call `/api/v1` + path (or an absolute site path starting with '//'). */
   api<T = any>(method: string, apiPath: string, options?: CallOptions): Promise<Reply<T>>;
   /** Create a user directly through the kernel (fast), returning its name and password. */
-  user(name: string, options?: { admin?: boolean; visibility?: 'public' | 'limited' | 'private' }): Promise<{ name: string; password: string; id: number }>;
+  user(
+    name: string,
+    options?: { admin?: boolean; visibility?: 'public' | 'limited' | 'private' },
+  ): Promise<{ name: string; password: string; id: number }>;
   /** Create a token over HTTP with basic auth, returning the secret. */
   token(user: { name: string; password: string }, scopes: string[], name?: string): Promise<string>;
   close(): Promise<void>;
@@ -113,7 +116,10 @@ export async function startServer(overrides: Record<string, unknown> = {}, optio
       return { name, password, id: row.id };
     },
     async token(user, scopes, name = `token-${Math.random().toString(36).slice(2)}`) {
-      const res = await api<{ sha1: string }>('POST', `/users/${user.name}/tokens`, { basic: [user.name, user.password], body: { name, scopes } });
+      const res = await api<{ sha1: string }>('POST', `/users/${user.name}/tokens`, {
+        basic: [user.name, user.password],
+        body: { name, scopes },
+      });
       if (res.status !== 201) throw new Error(`token creation failed: ${res.status} ${res.text}`);
       return res.body.sha1;
     },

@@ -29,7 +29,10 @@ export function indexStanza(apk: ParsedApk, fileSize: number): string {
     ['i', i.installIf.join(' ') || undefined],
     ['r', i.replaces.join(' ') || undefined],
   ];
-  return `${lines.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}:${flat(String(v))}`).join('\n')}\n\n`;
+  return `${lines
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}:${flat(String(v))}`)
+    .join('\n')}\n\n`;
 }
 
 export interface SignedIndex {
@@ -50,11 +53,14 @@ export function signedIndex(
   sign: (data: Buffer) => Buffer,
   mtime: number,
 ): SignedIndex {
-  const index = zlib.gzipSync(Buffer.concat([
-    tarFile('DESCRIPTION', Buffer.from(description), { mtime }),
-    tarFile('APKINDEX', Buffer.from(stanzas.join('')), { mtime }),
-    TAR_END,
-  ]), { level: 6 });
+  const index = zlib.gzipSync(
+    Buffer.concat([
+      tarFile('DESCRIPTION', Buffer.from(description), { mtime }),
+      tarFile('APKINDEX', Buffer.from(stanzas.join('')), { mtime }),
+      TAR_END,
+    ]),
+    { level: 6 },
+  );
   const signature = zlib.gzipSync(tarFile(`.SIGN.RSA.${keyName}`, sign(index), { mtime }));
   const body = Buffer.concat([signature, index]);
   return { body, sha256: crypto.createHash('sha256').update(body).digest('hex') };

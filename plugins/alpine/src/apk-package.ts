@@ -56,7 +56,10 @@ function segment(bytes: Buffer, start: number): GzipMember {
 function parsePkgInfo(text: string): PkgInfo {
   const single = new Map<string, string>();
   const lists: Record<'depend' | 'provides' | 'replaces' | 'install_if', string[]> = {
-    depend: [], provides: [], replaces: [], install_if: [],
+    depend: [],
+    provides: [],
+    replaces: [],
+    install_if: [],
   };
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -71,9 +74,22 @@ function parsePkgInfo(text: string): PkgInfo {
   const get = (k: string) => single.get(k) ?? '';
   const int = (k: string) => (/^\d+$/.test(get(k)) ? Number(get(k)) : 0);
   const info: PkgInfo = {
-    pkgname: get('pkgname'), pkgver: get('pkgver'), arch: get('arch'), pkgdesc: get('pkgdesc'), url: get('url'), license: get('license'),
-    origin: get('origin'), maintainer: get('maintainer'), packager: get('packager'), commit: get('commit'), builddate: int('builddate'),
-    size: int('size'), depends: lists.depend, provides: lists.provides, replaces: lists.replaces, installIf: lists.install_if,
+    pkgname: get('pkgname'),
+    pkgver: get('pkgver'),
+    arch: get('arch'),
+    pkgdesc: get('pkgdesc'),
+    url: get('url'),
+    license: get('license'),
+    origin: get('origin'),
+    maintainer: get('maintainer'),
+    packager: get('packager'),
+    commit: get('commit'),
+    builddate: int('builddate'),
+    size: int('size'),
+    depends: lists.depend,
+    provides: lists.provides,
+    replaces: lists.replaces,
+    installIf: lists.install_if,
   };
   if (single.has('provider_priority') && /^\d+$/.test(get('provider_priority'))) info.providerPriority = int('provider_priority');
   if (single.has('datahash')) info.datahash = get('datahash').toLowerCase();

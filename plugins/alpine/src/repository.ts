@@ -57,7 +57,9 @@ export class AlpineRepositories {
   async publish(req: Request, owner: UserInfo, actor: UserInfo | null, ref: RepositoryRef): Promise<PkgInfo> {
     const limit = this.ctx.settings.maxUploadSize;
     const spooled = await this.ctx.packages.spool(req, {
-      maxBytes: limit, tooLarge: `the package is larger than ${limit} bytes`, empty: 'the request body is empty: send the package file',
+      maxBytes: limit,
+      tooLarge: `the package is larger than ${limit} bytes`,
+      empty: 'the request body is empty: send the package file',
     });
     try {
       let apk;
@@ -84,8 +86,16 @@ export class AlpineRepositories {
       });
       try {
         await this.ctx.db(FILES_TABLE).insert({
-          owner_id: owner.id, branch: ref.branch, repository: ref.repository, arch: info.arch, name: info.pkgname, version: info.pkgver,
-          version_id: version.id, file_id: file.id, stanza: indexStanza(apk, file.size), created_unix: nowUnix(),
+          owner_id: owner.id,
+          branch: ref.branch,
+          repository: ref.repository,
+          arch: info.arch,
+          name: info.pkgname,
+          version: info.pkgver,
+          version_id: version.id,
+          file_id: file.id,
+          stanza: indexStanza(apk, file.size),
+          created_unix: nowUnix(),
         });
       } catch (err) {
         await this.ctx.packages.deleteFile(file, actor).catch(() => undefined);
@@ -100,7 +110,8 @@ export class AlpineRepositories {
 
   /** `{name}-{version}.apk` as apk requests it under an arch directory: that arch's build, or the noarch one. */
   async findFile(ownerId: number, ref: RepositoryRef, arch: string, filename: string): Promise<{ file: PackageFileInfo; row: FileRow }> {
-    const rows: (FileRow & { name: string; version: string })[] = await this.ctx.db(FILES_TABLE)
+    const rows: (FileRow & { name: string; version: string })[] = await this.ctx
+      .db(FILES_TABLE)
       .where({ owner_id: ownerId, branch: ref.branch, repository: ref.repository })
       .whereIn('arch', [arch, NOARCH])
       .select('id', 'version_id', 'file_id', 'arch', 'name', 'version');
@@ -135,14 +146,21 @@ export class AlpineRepositories {
     const exists = await this.ctx.db(FILES_TABLE).where({ owner_id: owner.id, branch: ref.branch, repository: ref.repository }).first('id');
     if (!exists) return null;
     return this.indexes.get(`${this.prefix(owner.id, ref)}${arch}`, async () => {
-      const rows: FileRow[] = await this.ctx.db(FILES_TABLE)
+      const rows: FileRow[] = await this.ctx
+        .db(FILES_TABLE)
         .where({ owner_id: owner.id, branch: ref.branch, repository: ref.repository })
         .whereIn('arch', arch === NOARCH ? [NOARCH] : [arch, NOARCH])
         .orderBy([{ column: 'name' }, { column: 'version' }, { column: 'id' }])
         .select('stanza');
       const key = await this.ctx.packages.signingKeys.rsa(owner.id, TYPE);
       const description = `${owner.name} ${ref.branch}/${ref.repository}`;
-      return signedIndex(rows.map((r) => r.stanza), description, keyNameOf(key.publicKeyPem), (data) => key.sign(data, 'sha1'), nowUnix());
+      return signedIndex(
+        rows.map((r) => r.stanza),
+        description,
+        keyNameOf(key.publicKeyPem),
+        (data) => key.sign(data, 'sha1'),
+        nowUnix(),
+      );
     });
   }
 }

@@ -10,7 +10,10 @@ const APK_FILE = /^[A-Za-z0-9][A-Za-z0-9._+~-]{0,255}\.apk$/;
 
 function refOf(params: Record<string, string>): RepositoryRef {
   const { branch, repository } = params;
-  for (const [what, value] of [['branch', branch], ['repository', repository]]) {
+  for (const [what, value] of [
+    ['branch', branch],
+    ['repository', repository],
+  ]) {
     if (!SEGMENT.test(value) || value.length > 64) {
       throw ApiError.badRequest(`invalid ${what} "${value}": letters, digits and . _ + - only`);
     }

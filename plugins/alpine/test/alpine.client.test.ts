@@ -87,7 +87,10 @@ describe('alpine APKINDEX checked with openssl and tar', () => {
     fs.mkdirSync(indexDir);
     await mustSucceed(run('tar', ['-xzf', indexMemberFile, '-C', indexDir]), 'tar -xzf index');
     expect(fs.readFileSync(path.join(indexDir, 'DESCRIPTION'), 'utf8')).toBe('alice v3.19/main');
-    const records = fs.readFileSync(path.join(indexDir, 'APKINDEX'), 'utf8').split('\n\n').filter((b) => b.trim())
+    const records = fs
+      .readFileSync(path.join(indexDir, 'APKINDEX'), 'utf8')
+      .split('\n\n')
+      .filter((b) => b.trim())
       .map((block) => Object.fromEntries(block.split('\n').map((l) => [l.slice(0, 1), l.slice(2)])));
     expect(records.map((r) => `${r.P} ${r.V} ${r.A}`)).toEqual(['hello 1.0.0-r0 x86_64', 'tool 2.3-r1 x86_64', 'tool-doc 2.3-r1 noarch']);
     for (const [i, apk] of apks.entries()) {
@@ -96,8 +99,16 @@ describe('alpine APKINDEX checked with openssl and tar', () => {
       expect(r.S).toBe(String(apk.file.length));
       const lines = apk.pkginfo.split('\n').filter((l) => l.includes(' = ') && !l.startsWith('#'));
       const info = Object.fromEntries(lines.map((l) => l.split(' = ')));
-      expect([r.P, r.V, r.A, r.I, r.T, r.U, r.L, r.t])
-        .toEqual([info.pkgname, info.pkgver, info.arch, info.size, info.pkgdesc, info.url, info.license, info.builddate]);
+      expect([r.P, r.V, r.A, r.I, r.T, r.U, r.L, r.t]).toEqual([
+        info.pkgname,
+        info.pkgver,
+        info.arch,
+        info.size,
+        info.pkgdesc,
+        info.url,
+        info.license,
+        info.builddate,
+      ]);
       // The package the index names is the one served, byte for byte, under the index's arch.
       const file = await fetch(new URL(`api/packages/alice/alpine/v3.19/main/x86_64/${r.P}-${r.V}.apk`, server.url));
       expect(Buffer.from(await file.arrayBuffer()).equals(apk.file)).toBe(true);

@@ -10,9 +10,19 @@ import { buildApk, gzipMembers, requireTool, type BuiltApk } from './helpers';
 function tarEntries(tar: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   for (let at = 0; at + 512 <= tar.length;) {
-    const name = tar.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '');
+    const name = tar
+      .subarray(at, at + 100)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
     if (!name) break;
-    const size = parseInt(tar.subarray(at + 124, at + 136).toString('latin1').replace(/\0.*$/s, '').trim(), 8);
+    const size = parseInt(
+      tar
+        .subarray(at + 124, at + 136)
+        .toString('latin1')
+        .replace(/\0.*$/s, '')
+        .trim(),
+      8,
+    );
     out.set(name, tar.subarray(at + 512, at + 512 + size));
     at += 512 + Math.ceil(size / 512) * 512;
   }
@@ -77,9 +87,20 @@ describe('alpine registry', () => {
     expect([...records.keys()].sort()).toEqual(['hello-1.0.0-r0.x86_64', 'hello-doc-1.0.0-r0.noarch']);
     expect(records.get('hello-1.0.0-r0.x86_64')).toEqual({
       C: `Q1${crypto.createHash('sha1').update(hello.control).digest('base64')}`,
-      P: 'hello', V: '1.0.0-r0', A: 'x86_64', S: String(hello.file.length), I: String(hello.installedSize),
-      T: 'The hello test package', U: 'https://example.com/hello', L: 'MIT', o: 'hello', m: 'Tester <tester@example.com>',
-      t: '1700000000', c: '0123456789abcdef0123456789abcdef01234567', D: 'so:libc.musl-x86_64.so.1 busybox', p: 'cmd:hello=1.0.0-r0',
+      P: 'hello',
+      V: '1.0.0-r0',
+      A: 'x86_64',
+      S: String(hello.file.length),
+      I: String(hello.installedSize),
+      T: 'The hello test package',
+      U: 'https://example.com/hello',
+      L: 'MIT',
+      o: 'hello',
+      m: 'Tester <tester@example.com>',
+      t: '1700000000',
+      c: '0123456789abcdef0123456789abcdef01234567',
+      D: 'so:libc.musl-x86_64.so.1 busybox',
+      p: 'cmd:hello=1.0.0-r0',
     });
 
     const dl = await req('GET', 'alice/alpine/v3.19/main/x86_64/hello-1.0.0-r0.apk');

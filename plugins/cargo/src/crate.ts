@@ -50,10 +50,12 @@ export interface ParsedPublish {
 export function splitPublishBody(body: Buffer): ParsedPublish {
   if (body.length < 4) throw new PublishError(`invalid publish body: ${body.length} bytes is too short for the metadata length`);
   const jsonLength = body.readUInt32LE(0);
-  if (4 + jsonLength + 4 > body.length) throw new PublishError(`invalid publish body: the metadata length ${jsonLength} exceeds the body (${body.length} bytes)`);
+  if (4 + jsonLength + 4 > body.length)
+    throw new PublishError(`invalid publish body: the metadata length ${jsonLength} exceeds the body (${body.length} bytes)`);
   const crateLength = body.readUInt32LE(4 + jsonLength);
   const expected = 4 + jsonLength + 4 + crateLength;
-  if (expected !== body.length) throw new PublishError(`invalid publish body: the lengths announce ${expected} bytes but the body has ${body.length}`);
+  if (expected !== body.length)
+    throw new PublishError(`invalid publish body: the lengths announce ${expected} bytes but the body has ${body.length}`);
   const meta = parseJsonBody(body.subarray(4, 4 + jsonLength), 'invalid publish metadata');
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new PublishError('invalid publish metadata: not a JSON object');
   return { meta: meta as Record<string, unknown>, crate: body.subarray(8 + jsonLength) };
@@ -74,7 +76,8 @@ export function withoutBuild(vers: string): string {
 
 function stringList(value: unknown, what: string): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new PublishError(`invalid publish metadata: ${what} must be a list of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new PublishError(`invalid publish metadata: ${what} must be a list of strings`);
   return value as string[];
 }
 
@@ -88,11 +91,15 @@ function optionalString(value: unknown, what: string): string | null {
 export function toIndexEntry(meta: Record<string, unknown>, cksum: string, pubtime: Date): IndexEntry {
   const { name, vers } = meta;
   if (typeof name !== 'string' || !CRATE_NAME.test(name)) {
-    throw new PublishError(`invalid crate name ${JSON.stringify(name ?? null)}: it must start with a letter and contain only letters, digits, '-' or '_' (at most 64 characters)`);
+    throw new PublishError(
+      `invalid crate name ${JSON.stringify(name ?? null)}: it must start with a letter and contain only letters, digits, '-' or '_' (at most 64 characters)`,
+    );
   }
-  if (typeof vers !== 'string' || !isSemver(vers)) throw new PublishError(`invalid version ${JSON.stringify(vers ?? null)}: not a SemVer version (e.g. 1.0.0)`);
+  if (typeof vers !== 'string' || !isSemver(vers))
+    throw new PublishError(`invalid version ${JSON.stringify(vers ?? null)}: not a SemVer version (e.g. 1.0.0)`);
 
-  if (meta.deps !== undefined && meta.deps !== null && !Array.isArray(meta.deps)) throw new PublishError('invalid publish metadata: deps must be a list');
+  if (meta.deps !== undefined && meta.deps !== null && !Array.isArray(meta.deps))
+    throw new PublishError('invalid publish metadata: deps must be a list');
   const deps = ((meta.deps as unknown[] | undefined) ?? []).map((raw, i): IndexDep => {
     if (!raw || typeof raw !== 'object') throw new PublishError(`invalid publish metadata: deps[${i}] must be an object`);
     const d = raw as Record<string, unknown>;
@@ -102,7 +109,8 @@ export function toIndexEntry(meta: Record<string, unknown>, cksum: string, pubti
     if (typeof req !== 'string' || !req) throw new PublishError(`invalid publish metadata: deps[${i}].version_req must be a string`);
     const renamed = optionalString(d.explicit_name_in_toml, `deps[${i}].explicit_name_in_toml`);
     const kind = optionalString(d.kind, `deps[${i}].kind`) ?? 'normal';
-    if (!['normal', 'dev', 'build'].includes(kind)) throw new PublishError(`invalid publish metadata: deps[${i}].kind must be normal, dev or build`);
+    if (!['normal', 'dev', 'build'].includes(kind))
+      throw new PublishError(`invalid publish metadata: deps[${i}].kind must be normal, dev or build`);
     return {
       // The index names a renamed dependency by its new name and keeps the real one in `package`.
       name: renamed ?? depName,
@@ -120,7 +128,8 @@ export function toIndexEntry(meta: Record<string, unknown>, cksum: string, pubti
   const features: Record<string, string[]> = {};
   const features2: Record<string, string[]> = {};
   if (meta.features !== undefined && meta.features !== null) {
-    if (typeof meta.features !== 'object' || Array.isArray(meta.features)) throw new PublishError('invalid publish metadata: features must be an object');
+    if (typeof meta.features !== 'object' || Array.isArray(meta.features))
+      throw new PublishError('invalid publish metadata: features must be an object');
     for (const [feature, values] of Object.entries(meta.features as Record<string, unknown>)) {
       const list = stringList(values, `features.${feature}`);
       // As crates.io does: features using the `dep:` or `?/` syntax go to features2, which old cargos skip.

@@ -38,7 +38,10 @@ export class GitIndexStore {
   /** isomorphic-git's cache of parsed pack indexes (rebuilt repositories are loose objects only). */
   private readonly cache: Record<string, unknown> = {};
 
-  constructor(readonly root: string, private readonly log: Logger) {}
+  constructor(
+    readonly root: string,
+    private readonly log: Logger,
+  ) {}
 
   dirOf(ownerId: number): string {
     return path.join(this.root, `${ownerId}.git`);
@@ -77,7 +80,13 @@ export class GitIndexStore {
     const oid = await git.writeCommit({
       fs,
       gitdir,
-      commit: { message: `${message}\n`, tree: emptyTree, parent: head ? [head] : [], author: { ...AUTHOR, ...now }, committer: { ...AUTHOR, ...now } },
+      commit: {
+        message: `${message}\n`,
+        tree: emptyTree,
+        parent: head ? [head] : [],
+        author: { ...AUTHOR, ...now },
+        committer: { ...AUTHOR, ...now },
+      },
     });
     await git.writeRef({ fs, gitdir, ref: REF, value: oid, force: true });
     return oid;
@@ -145,7 +154,13 @@ export class GitIndexStore {
     }
     const write = async (dir: Dir): Promise<string> => {
       const tree: TreeEntry[] = [];
-      for (const [name, content] of dir.files) tree.push({ mode: '100644', path: name, type: 'blob', oid: await git.writeBlob({ fs, gitdir, blob: Buffer.from(content, 'utf8') }) });
+      for (const [name, content] of dir.files)
+        tree.push({
+          mode: '100644',
+          path: name,
+          type: 'blob',
+          oid: await git.writeBlob({ fs, gitdir, blob: Buffer.from(content, 'utf8') }),
+        });
       for (const [name, sub] of dir.dirs) tree.push({ mode: '040000', path: name, type: 'tree', oid: await write(sub) });
       return git.writeTree({ fs, gitdir, tree });
     };

@@ -6,7 +6,16 @@ import semver from 'semver';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiError, definePlugin, isApiError, type PackageVersionInfo, type PluginContext, type UserInfo } from '@hearth/plugin-api';
-import { CRATE_NAME, PublishError, normalizeName, splitPublishBody, toIndexEntry, validateCrate, withoutBuild, type IndexEntry } from './crate';
+import {
+  CRATE_NAME,
+  PublishError,
+  normalizeName,
+  splitPublishBody,
+  toIndexEntry,
+  validateCrate,
+  withoutBuild,
+  type IndexEntry,
+} from './crate';
 import { GitIndexStore, indexPath, type IndexChange } from './git-index';
 import { KeyedChain } from './queue';
 
@@ -85,7 +94,16 @@ function indexService(ctx: PluginContext<Settings>) {
     const yanked = await yankedIds(versions.map((v) => v.id));
     const lines = versions.map((v) => {
       const m = v.metadata as unknown as IndexEntry;
-      const line: Record<string, unknown> = { name: m.name, vers: m.vers, deps: m.deps, cksum: m.cksum, features: m.features, yanked: yanked.has(v.id), links: m.links ?? null, v: m.v ?? 2 };
+      const line: Record<string, unknown> = {
+        name: m.name,
+        vers: m.vers,
+        deps: m.deps,
+        cksum: m.cksum,
+        features: m.features,
+        yanked: yanked.has(v.id),
+        links: m.links ?? null,
+        v: m.v ?? 2,
+      };
       if (m.features2) line.features2 = m.features2;
       if (m.rust_version) line.rust_version = m.rust_version;
       if (m.pubtime) line.pubtime = m.pubtime;
@@ -137,7 +155,10 @@ function indexService(ctx: PluginContext<Settings>) {
         await store.commit(owner.id, [configFile(owner), { path: indexPath(name), content: await crateFile(owner.id, name) }], message);
       });
     } catch (err) {
-      ctx.log.error({ err, owner: owner.name, crate: name }, 'updating the cargo git index failed; run `hearth plugins run cargo rebuild-index` to repair it');
+      ctx.log.error(
+        { err, owner: owner.name, crate: name },
+        'updating the cargo git index failed; run `hearth plugins run cargo rebuild-index` to repair it',
+      );
     }
   }
 
@@ -171,7 +192,8 @@ function gitIndexRouter(ctx: PluginContext<Settings>, index: IndexService): Rout
       owner = (await ctx.packages.ownerAccess(String(req.params.owner), principal, 'read')).owner;
     } catch (err) {
       // git sends credentials only when challenged.
-      if (!principal && isApiError(err) && err.status === 404) throw ApiError.unauthorized('authentication required to read this cargo index');
+      if (!principal && isApiError(err) && err.status === 404)
+        throw ApiError.unauthorized('authentication required to read this cargo index');
       throw err;
     }
     // cargo fetches the index before its first publish: an owner's index starts with config.json.
@@ -191,7 +213,9 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
 
   /** The crate's row, dropped when the package is gone (deleted through /api/v1/packages). */
   async function crateRow(ownerId: number, name: string): Promise<CrateRow | null> {
-    const row: CrateRow | undefined = await db(CRATES).where({ owner_id: ownerId, norm_name: normalizeName(name) }).first();
+    const row: CrateRow | undefined = await db(CRATES)
+      .where({ owner_id: ownerId, norm_name: normalizeName(name) })
+      .first();
     if (!row) return null;
     if ((await packages.listVersions(ownerId, TYPE, row.name)).length === 0) {
       await db(CRATES).where({ id: row.id }).delete();
@@ -231,7 +255,9 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
     await publishes.run(ownerId, async () => {
       const existing = await crateRow(ownerId, entry.name);
       if (existing && existing.name !== entry.name) {
-        throw ApiError.conflict(`crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``);
+        throw ApiError.conflict(
+          `crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``,
+        );
       }
       const versions = await packages.listVersions(ownerId, TYPE, entry.name);
       const same = versions.find((v) => withoutBuild(v.version) === withoutBuild(entry.vers));
@@ -253,7 +279,11 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
 
       const description = typeof meta.description === 'string' ? meta.description.slice(0, 1000) : null;
       if (existing) await db(CRATES).where({ id: existing.id }).update({ description });
-      else await db(CRATES).insert({ owner_id: ownerId, name: entry.name, norm_name: normalizeName(entry.name), description }).onConflict(['owner_id', 'norm_name']).ignore();
+      else
+        await db(CRATES)
+          .insert({ owner_id: ownerId, name: entry.name, norm_name: normalizeName(entry.name), description })
+          .onConflict(['owner_id', 'norm_name'])
+          .ignore();
       await index.crateChanged(access.owner, entry.name, `Publish ${entry.name} ${entry.vers}`);
     });
     res.status(200).json({ warnings: { invalid_categories: [], invalid_badges: [], other: [] } });
@@ -297,7 +327,8 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
 
   router.get('/api/v1/crates/:name/:version/download', async (req: Request, res: Response) => {
     const version = await findVersion(req);
-    const file = (await packages.getFile(version.id, crateFileName(version))) ?? (await packages.listFiles(version.id)).find((f) => f.isLead);
+    const file =
+      (await packages.getFile(version.id, crateFileName(version))) ?? (await packages.listFiles(version.id)).find((f) => f.isLead);
     if (!file) throw ApiError.notFound('crate file does not exist');
     const download = await packages.openFile(file);
     res.status(200).set({
@@ -391,7 +422,12 @@ export default definePlugin<Settings>({
     type: 'object',
     additionalProperties: false,
     properties: {
-      maxPublishSize: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 + 1024 * 1024, description: 'largest publish body (metadata + .crate) in bytes' },
+      maxPublishSize: {
+        type: 'integer',
+        minimum: 1024,
+        default: 10 * 1024 * 1024 + 1024 * 1024,
+        description: 'largest publish body (metadata + .crate) in bytes',
+      },
     },
   },
   migrations: [
@@ -454,7 +490,9 @@ export default definePlugin<Settings>({
         const owner = await ctx.users.byName(args[0]);
         if (!owner) throw ApiError.notFound(`user does not exist [name: ${args[0]}]`);
         const { head, files } = await index.rebuild(owner);
-        out(`rebuilt the cargo index of ${owner.name}: ${files - 1} crate file(s) and config.json in ${index.store.dirOf(owner.id)} (commit ${head})`);
+        out(
+          `rebuilt the cargo index of ${owner.name}: ${files - 1} crate file(s) and config.json in ${index.store.dirOf(owner.id)} (commit ${head})`,
+        );
         return 0;
       },
     });

@@ -30,8 +30,13 @@ describe('cargo git index repository', () => {
 
   const api = (p: string) => new URL(`api/packages/${p}`, server.url);
   const publish = (owner: string, name: string, vers: string, token = write) =>
-    fetch(api(`${owner}/cargo/api/v1/crates/new`), { method: 'PUT', headers: { Authorization: token }, body: publishBody(publishMeta(name, vers), makeCrate(name, vers)) });
-  const sparse = async (owner: string, p: string, token?: string) => (await fetch(api(`${owner}/cargo/${p}`), { headers: token ? { Authorization: token } : {} })).text();
+    fetch(api(`${owner}/cargo/api/v1/crates/new`), {
+      method: 'PUT',
+      headers: { Authorization: token },
+      body: publishBody(publishMeta(name, vers), makeCrate(name, vers)),
+    });
+  const sparse = async (owner: string, p: string, token?: string) =>
+    (await fetch(api(`${owner}/cargo/${p}`), { headers: token ? { Authorization: token } : {} })).text();
   const infoRefs = (p: string, headers: Record<string, string> = {}) => fetch(new URL(p, server.url), { headers });
   /** Clone the owner's index into a fresh directory; returns it (throws with git's output on failure). */
   const clone = async (url: string): Promise<string> => {
@@ -78,25 +83,54 @@ describe('cargo git index repository', () => {
       api: `${server.url}api/packages/alice/cargo`,
       'auth-required': false,
     });
-    for (const [file, sparsePath] of [['1/q', '1/q'], ['2/ab', '2/ab'], ['3/x/xyz', '3/x/xyz'], ['gi/t_/git_crate', 'gi/t_/git_crate']]) {
+    for (const [file, sparsePath] of [
+      ['1/q', '1/q'],
+      ['2/ab', '2/ab'],
+      ['3/x/xyz', '3/x/xyz'],
+      ['gi/t_/git_crate', 'gi/t_/git_crate'],
+    ]) {
       expect([file, files[file]]).toEqual([file, await sparse('alice', sparsePath)]);
     }
-    expect(files['gi/t_/git_crate'].trim().split('\n').map((l) => JSON.parse(l).vers)).toEqual(['1.0.0', '1.1.0']);
+    expect(
+      files['gi/t_/git_crate']
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).vers),
+    ).toEqual(['1.0.0', '1.1.0']);
     expect((await sandbox.git(['log', '-1', '--format=%s %an'], dir)).stdout.trim()).toBe('Publish Git_Crate 1.1.0 Hearth');
 
     // Yank, then unyank: each a commit; the clone follows with a plain pull.
-    const yank = await fetch(api('alice/cargo/api/v1/crates/Git_Crate/1.0.0/yank'), { method: 'DELETE', headers: { Authorization: write } });
+    const yank = await fetch(api('alice/cargo/api/v1/crates/Git_Crate/1.0.0/yank'), {
+      method: 'DELETE',
+      headers: { Authorization: write },
+    });
     expect(yank.status).toBe(200);
     expect((await sandbox.git(['pull', '--quiet', '--ff-only'], dir)).status).toBe(0);
     const yanked = fs.readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8');
-    expect(yanked.trim().split('\n').map((l) => JSON.parse(l).yanked)).toEqual([true, false]);
+    expect(
+      yanked
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).yanked),
+    ).toEqual([true, false]);
     expect(yanked).toBe(await sparse('alice', 'gi/t_/git_crate'));
     expect(await commits(dir)).toBe(6);
-    expect((await fetch(api('alice/cargo/api/v1/crates/Git_Crate/1.0.0/unyank'), { method: 'PUT', headers: { Authorization: write } })).status).toBe(200);
+    expect(
+      (await fetch(api('alice/cargo/api/v1/crates/Git_Crate/1.0.0/unyank'), { method: 'PUT', headers: { Authorization: write } })).status,
+    ).toBe(200);
     expect((await sandbox.git(['pull', '--quiet', '--ff-only'], dir)).status).toBe(0);
-    expect(fs.readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).yanked)).toEqual([false, false]);
+    expect(
+      fs
+        .readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).yanked),
+    ).toEqual([false, false]);
     expect(await commits(dir)).toBe(7);
-    expect((await sandbox.git(['log', '--format=%s', '-2'], dir)).stdout.trim().split('\n')).toEqual(['Unyank Git_Crate 1.0.0', 'Yank Git_Crate 1.0.0']);
+    expect((await sandbox.git(['log', '--format=%s', '-2'], dir)).stdout.trim().split('\n')).toEqual([
+      'Unyank Git_Crate 1.0.0',
+      'Yank Git_Crate 1.0.0',
+    ]);
 
     // A refused publish (duplicate) makes no commit.
     expect((await publish('alice', 'ab', '0.1.0')).status).toBe(409);
@@ -117,11 +151,20 @@ describe('cargo git index repository', () => {
     expect((await server.api('DELETE', '/packages/alice/cargo/q/0.1.0', { token: del })).status).toBe(204);
     expect((await sandbox.git(['pull', '--quiet', '--ff-only'], dir)).status).toBe(0);
     expect(await commits(dir)).toBe(before + 2);
-    expect(fs.readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).vers)).toEqual(['1.0.0']);
+    expect(
+      fs
+        .readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).vers),
+    ).toEqual(['1.0.0']);
     expect(fs.readFileSync(path.join(dir, 'gi/t_/git_crate'), 'utf8')).toBe(await sparse('alice', 'gi/t_/git_crate'));
     // The crate's last version gone: its index file goes.
     expect(fs.existsSync(path.join(dir, '1/q'))).toBe(false);
-    expect((await sandbox.git(['log', '--format=%s', '-2'], dir)).stdout.trim().split('\n')).toEqual(['Delete q 0.1.0', 'Delete Git_Crate 1.1.0']);
+    expect((await sandbox.git(['log', '--format=%s', '-2'], dir)).stdout.trim().split('\n')).toEqual([
+      'Delete q 0.1.0',
+      'Delete Git_Crate 1.1.0',
+    ]);
   });
 
   test('read-only: pushes are refused, dumb HTTP is not offered', async () => {
@@ -129,7 +172,15 @@ describe('cargo git index repository', () => {
     const receive = await infoRefs('alice/_cargo-index.git/info/refs?service=git-receive-pack', basic);
     expect(receive.status).toBe(403);
     expect(((await receive.json()) as any).message).toMatch(/read-only/);
-    expect((await fetch(new URL('alice/_cargo-index.git/git-receive-pack', server.url), { method: 'POST', headers: { ...basic, 'Content-Type': 'application/x-git-receive-pack-request' }, body: '0000' })).status).toBe(403);
+    expect(
+      (
+        await fetch(new URL('alice/_cargo-index.git/git-receive-pack', server.url), {
+          method: 'POST',
+          headers: { ...basic, 'Content-Type': 'application/x-git-receive-pack-request' },
+          body: '0000',
+        })
+      ).status,
+    ).toBe(403);
     expect((await infoRefs('alice/_cargo-index.git/info/refs')).status).toBe(403);
 
     const dir = await clone(cloneUrl(server.url, 'alice/_cargo-index.git', 'alice', write));
@@ -157,9 +208,16 @@ describe('cargo git index repository', () => {
     expect((await infoRefs(refs, { Authorization: `Basic ${Buffer.from(`bob:${bobToken}`).toString('base64')}` })).status).toBe(404);
     // A token without the package scope is refused.
     const repoOnly = await server.token(priv, ['read:repository']);
-    expect((await infoRefs(refs, { Authorization: `Basic ${Buffer.from(`hidden-owner:${repoOnly}`).toString('base64')}` })).status).toBe(403);
+    expect((await infoRefs(refs, { Authorization: `Basic ${Buffer.from(`hidden-owner:${repoOnly}`).toString('base64')}` })).status).toBe(
+      403,
+    );
 
-    const anonClone = await sandbox.git(['clone', '--quiet', cloneUrl(server.url, 'hidden-owner/_cargo-index.git'), path.join(sandbox.dir, 'anon')]);
+    const anonClone = await sandbox.git([
+      'clone',
+      '--quiet',
+      cloneUrl(server.url, 'hidden-owner/_cargo-index.git'),
+      path.join(sandbox.dir, 'anon'),
+    ]);
     expect(anonClone.status).not.toBe(0);
     const dir = await clone(cloneUrl(server.url, 'hidden-owner/_cargo-index.git', 'hidden-owner', token));
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'))['auth-required']).toBe(true);
@@ -185,13 +243,18 @@ describe('cargo git index repository', () => {
   test('concurrent publishes of one owner are serialized: one commit each, one winner per version', async () => {
     const owner = await server.user('busy');
     const token = await server.token(owner, ['write:package']);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => publish('busy', `par${i % 4}`, `1.0.${Math.floor(i / 4)}`, token)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => publish('busy', `par${i % 4}`, `1.0.${Math.floor(i / 4)}`, token)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
     const dir = await clone(cloneUrl(server.url, 'busy/_cargo-index.git'));
     expect(await commits(dir)).toBe(12);
     const files = treeFiles(dir);
     for (let c = 0; c < 4; c++) {
-      const lines = files[`pa/r${c}/par${c}`].trim().split('\n').map((l) => JSON.parse(l).vers);
+      const lines = files[`pa/r${c}/par${c}`]
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).vers);
       expect(lines.sort()).toEqual(['1.0.0', '1.0.1', '1.0.2']);
       expect(files[`pa/r${c}/par${c}`]).toBe(await sparse('busy', `pa/r${c}/par${c}`));
     }
@@ -207,7 +270,10 @@ describe('cargo git index repository', () => {
     const owner = await server.user('old-name');
     const token = await server.token(owner, ['write:package']);
     expect((await publish('old-name', 'renamed-crate', '1.0.0', token)).status).toBe(200);
-    const renamed = await server.api('POST', '/admin/users/old-name/rename', { basic: [ADMIN.name, ADMIN.password], body: { new_username: 'new-name' } });
+    const renamed = await server.api('POST', '/admin/users/old-name/rename', {
+      basic: [ADMIN.name, ADMIN.password],
+      body: { new_username: 'new-name' },
+    });
     expect(renamed.status).toBe(204);
     const dir = await clone(cloneUrl(server.url, 'new-name/_cargo-index.git'));
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).api).toBe(`${server.url}api/packages/new-name/cargo`);
@@ -278,23 +344,41 @@ describe('the real cargo client: git index, private owner', () => {
     const owner = await server.user('gitcrafter');
     const token = await server.token(owner, ['write:package']);
     const index = `${server.url}gitcrafter/_cargo-index.git`;
-    const env = cargoSandbox(dir, { name: 'hearthgit', index, token }, {
-      net: ['git-fetch-with-cli = true'],
-      env: { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
-    });
+    const env = cargoSandbox(
+      dir,
+      { name: 'hearthgit', index, token },
+      {
+        net: ['git-fetch-with-cli = true'],
+        env: { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+      },
+    );
 
     mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'gamma'], { cwd: dir, env }), 'cargo new gamma');
     const gammaToml = path.join(dir, 'gamma', 'Cargo.toml');
-    fs.writeFileSync(gammaToml, fs.readFileSync(gammaToml, 'utf8').replace('[package]\n', '[package]\npublish = ["hearthgit"]\ndescription = "the gamma crate"\nlicense = "MIT"\n'));
+    fs.writeFileSync(
+      gammaToml,
+      fs
+        .readFileSync(gammaToml, 'utf8')
+        .replace('[package]\n', '[package]\npublish = ["hearthgit"]\ndescription = "the gamma crate"\nlicense = "MIT"\n'),
+    );
     fs.writeFileSync(path.join(dir, 'gamma', 'src', 'lib.rs'), 'pub fn greeting() -> &\'static str { "hello from gamma via git" }\n');
-    mustSucceed(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.0');
+    mustSucceed(
+      await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }),
+      'cargo publish 0.1.0',
+    );
     fs.writeFileSync(gammaToml, fs.readFileSync(gammaToml, 'utf8').replace('version = "0.1.0"', 'version = "0.1.1"'));
-    mustSucceed(await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }), 'cargo publish 0.1.1');
+    mustSucceed(
+      await run('cargo', ['publish', '--registry', 'hearthgit', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'gamma'), env }),
+      'cargo publish 0.1.1',
+    );
     mustSucceed(await run('cargo', ['yank', '--registry', 'hearthgit', '--version', '0.1.1', 'gamma'], { cwd: dir, env }), 'cargo yank');
 
     mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'delta'], { cwd: dir, env }), 'cargo new delta');
     const deltaToml = path.join(dir, 'delta', 'Cargo.toml');
-    fs.writeFileSync(deltaToml, fs.readFileSync(deltaToml, 'utf8').replace('[dependencies]', '[dependencies]\ngamma = { version = "0.1", registry = "hearthgit" }'));
+    fs.writeFileSync(
+      deltaToml,
+      fs.readFileSync(deltaToml, 'utf8').replace('[dependencies]', '[dependencies]\ngamma = { version = "0.1", registry = "hearthgit" }'),
+    );
     fs.writeFileSync(path.join(dir, 'delta', 'src', 'main.rs'), 'fn main() { println!("{}", gamma::greeting()); }\n');
     mustSucceed(await run('cargo', ['build'], { cwd: path.join(dir, 'delta'), env }), 'cargo build delta');
     const lock = fs.readFileSync(path.join(dir, 'delta', 'Cargo.lock'), 'utf8');
@@ -313,17 +397,29 @@ describe('the real cargo client: git index, private owner', () => {
     const env = cargoSandbox(home, { name: 'private', index: `sparse+${server.url}api/packages/secretive/cargo/`, token });
     mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'hush'], { cwd: home, env }), 'cargo new hush');
     const hushToml = path.join(home, 'hush', 'Cargo.toml');
-    fs.writeFileSync(hushToml, fs.readFileSync(hushToml, 'utf8').replace('[package]\n', '[package]\npublish = ["private"]\ndescription = "hush"\nlicense = "MIT"\n'));
+    fs.writeFileSync(
+      hushToml,
+      fs.readFileSync(hushToml, 'utf8').replace('[package]\n', '[package]\npublish = ["private"]\ndescription = "hush"\nlicense = "MIT"\n'),
+    );
     fs.writeFileSync(path.join(home, 'hush', 'src', 'lib.rs'), 'pub fn secret() -> u32 { 42 }\n');
-    mustSucceed(await run('cargo', ['publish', '--registry', 'private', '--allow-dirty', '--no-verify'], { cwd: path.join(home, 'hush'), env }), 'cargo publish (private owner)');
+    mustSucceed(
+      await run('cargo', ['publish', '--registry', 'private', '--allow-dirty', '--no-verify'], { cwd: path.join(home, 'hush'), env }),
+      'cargo publish (private owner)',
+    );
     mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'user-of-hush'], { cwd: home, env }), 'cargo new user-of-hush');
     const userToml = path.join(home, 'user-of-hush', 'Cargo.toml');
-    fs.writeFileSync(userToml, fs.readFileSync(userToml, 'utf8').replace('[dependencies]', '[dependencies]\nhush = { version = "0.1", registry = "private" }'));
+    fs.writeFileSync(
+      userToml,
+      fs.readFileSync(userToml, 'utf8').replace('[dependencies]', '[dependencies]\nhush = { version = "0.1", registry = "private" }'),
+    );
     fs.writeFileSync(path.join(home, 'user-of-hush', 'src', 'main.rs'), 'fn main() { println!("{}", hush::secret()); }\n');
     mustSucceed(await run('cargo', ['build'], { cwd: path.join(home, 'user-of-hush'), env }), 'cargo build user-of-hush');
     expect((await run(path.join(home, 'target', 'debug', 'user-of-hush'), [], { cwd: home, env })).stdout.trim()).toBe('42');
     // Without the token cargo cannot read the index.
-    const denied = await run('cargo', ['update'], { cwd: path.join(home, 'user-of-hush'), env: { ...env, CARGO_REGISTRIES_PRIVATE_TOKEN: undefined } });
+    const denied = await run('cargo', ['update'], {
+      cwd: path.join(home, 'user-of-hush'),
+      env: { ...env, CARGO_REGISTRIES_PRIVATE_TOKEN: undefined },
+    });
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/401|token|authenticat/i);
   }, 600_000);

@@ -64,7 +64,11 @@ describe('cargo registry (sparse index)', () => {
       ['not gzip', publishBody(publishMeta('bad', '1.0.0'), Buffer.from('plain text, not a crate')), /not a gzip/],
       ['gzip but not tar', publishBody(publishMeta('bad', '1.0.0'), zlib.gzipSync(Buffer.alloc(2048, 'x'))), /not a tar/],
       ['truncated gzip', publishBody(publishMeta('bad', '1.0.0'), good.subarray(0, good.length - 10)), /invalid crate file/],
-      ['wrong directory', publishBody(publishMeta('bad', '1.0.0'), makeCrate('bad', '1.0.0', 'other-1.0.0')), /outside the directory "bad-1.0.0\/"/],
+      [
+        'wrong directory',
+        publishBody(publishMeta('bad', '1.0.0'), makeCrate('bad', '1.0.0', 'other-1.0.0')),
+        /outside the directory "bad-1.0.0\/"/,
+      ],
       ['bad deps', publishBody(publishMeta('bad', '1.0.0', { deps: [{ name: 'x' }] }), good), /version_req/],
     ];
     for (const [what, body, detail] of cases) {
@@ -88,8 +92,12 @@ describe('cargo registry (sparse index)', () => {
     const crateWith = (entries: Buffer[]) => zlib.gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
     const gnu = (p: string) => [tarEntry('././@LongLink', Buffer.from(`${p}\0`), 'L'), tarEntry(p.slice(0, 99), Buffer.from('x'))];
     const paxed = (p: string) => [tarEntry('PaxHeader/x', pax(p), 'x'), tarEntry(p.slice(0, 99), Buffer.from('x'))];
-    expect((await publish('alice', publishBody(publishMeta('longname', '1.0.0'), crateWith(gnu(deep('longname-1.0.0')))))).status).toBe(200);
-    expect((await publish('alice', publishBody(publishMeta('longname', '1.0.1'), crateWith(paxed(deep('longname-1.0.1')))))).status).toBe(200);
+    expect((await publish('alice', publishBody(publishMeta('longname', '1.0.0'), crateWith(gnu(deep('longname-1.0.0')))))).status).toBe(
+      200,
+    );
+    expect((await publish('alice', publishBody(publishMeta('longname', '1.0.1'), crateWith(paxed(deep('longname-1.0.1')))))).status).toBe(
+      200,
+    );
     // A truncated tar: the entry announces 4 KiB, the archive ends after 512 bytes of it.
     const truncated = zlib.gzipSync(tarEntry('longname-1.0.4/big.rs', Buffer.alloc(4096, 'x')).subarray(0, 1024));
     const bad: [string, Buffer, RegExp][] = [
@@ -113,8 +121,27 @@ describe('cargo registry (sparse index)', () => {
     const crate = makeCrate('Serde_Lite', '1.0.0');
     const meta = publishMeta('Serde_Lite', '1.0.0', {
       deps: [
-        { name: 'core-dep', version_req: '^0.3', features: ['std'], optional: true, default_features: false, target: 'cfg(unix)', kind: 'normal', registry: null, explicit_name_in_toml: 'renamed' },
-        { name: 'dev-dep', version_req: '=1.2.3', features: [], optional: false, default_features: true, target: null, kind: 'dev', registry: 'https://github.com/rust-lang/crates.io-index' },
+        {
+          name: 'core-dep',
+          version_req: '^0.3',
+          features: ['std'],
+          optional: true,
+          default_features: false,
+          target: 'cfg(unix)',
+          kind: 'normal',
+          registry: null,
+          explicit_name_in_toml: 'renamed',
+        },
+        {
+          name: 'dev-dep',
+          version_req: '=1.2.3',
+          features: [],
+          optional: false,
+          default_features: true,
+          target: null,
+          kind: 'dev',
+          registry: 'https://github.com/rust-lang/crates.io-index',
+        },
       ],
       features: { default: ['std'], std: [], extra: ['dep:renamed', 'renamed?/std'] },
       links: 'z',
@@ -131,14 +158,37 @@ describe('cargo registry (sparse index)', () => {
     expect(index.status).toBe(200);
     const text = await index.text();
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.vers)).toEqual(['1.0.0', '0.9.0']);
     expect(lines[0]).toEqual({
       name: 'Serde_Lite',
       vers: '1.0.0',
       deps: [
-        { name: 'renamed', req: '^0.3', features: ['std'], optional: true, default_features: false, target: 'cfg(unix)', kind: 'normal', registry: null, package: 'core-dep' },
-        { name: 'dev-dep', req: '=1.2.3', features: [], optional: false, default_features: true, target: null, kind: 'dev', registry: 'https://github.com/rust-lang/crates.io-index', package: null },
+        {
+          name: 'renamed',
+          req: '^0.3',
+          features: ['std'],
+          optional: true,
+          default_features: false,
+          target: 'cfg(unix)',
+          kind: 'normal',
+          registry: null,
+          package: 'core-dep',
+        },
+        {
+          name: 'dev-dep',
+          req: '=1.2.3',
+          features: [],
+          optional: false,
+          default_features: true,
+          target: null,
+          kind: 'dev',
+          registry: 'https://github.com/rust-lang/crates.io-index',
+          package: null,
+        },
       ],
       cksum: sha256(crate),
       features: { default: ['std'], std: [] },
@@ -159,7 +209,15 @@ describe('cargo registry (sparse index)', () => {
     expect((await req('GET', 'alice/cargo/se/rd/serde_lite', undefined, undefined, { 'If-None-Match': etag })).status).toBe(304);
 
     // Wrong shard paths, upper case and unknown crates are 404.
-    for (const p of ['alice/cargo/xx/rd/serde_lite', 'alice/cargo/se/rd/Serde_Lite', 'alice/cargo/3/s/serde_lite', 'alice/cargo/no/ne/nonexistent', 'alice/cargo/1/a', 'alice/cargo/2/ab', 'alice/cargo/3/a/abc']) {
+    for (const p of [
+      'alice/cargo/xx/rd/serde_lite',
+      'alice/cargo/se/rd/Serde_Lite',
+      'alice/cargo/3/s/serde_lite',
+      'alice/cargo/no/ne/nonexistent',
+      'alice/cargo/1/a',
+      'alice/cargo/2/ab',
+      'alice/cargo/3/a/abc',
+    ]) {
       expect([p, (await req('GET', p)).status]).toEqual([p, 404]);
     }
 
@@ -175,7 +233,9 @@ describe('cargo registry (sparse index)', () => {
     const dup = await publish('alice', publishBody(publishMeta('Serde_Lite', '1.0.0'), makeCrate('Serde_Lite', '1.0.0')));
     expect(dup.status).toBe(409);
     expect(((await dup.json()) as any).errors[0].detail).toMatch(/already uploaded/);
-    expect((await publish('alice', publishBody(publishMeta('Serde_Lite', '1.0.0+build.5'), makeCrate('Serde_Lite', '1.0.0+build.5')))).status).toBe(409);
+    expect(
+      (await publish('alice', publishBody(publishMeta('Serde_Lite', '1.0.0+build.5'), makeCrate('Serde_Lite', '1.0.0+build.5')))).status,
+    ).toBe(409);
 
     // Another spelling of the name (case, '-' vs '_') is refused.
     for (const variant of ['serde_lite', 'Serde-Lite', 'SERDE_LITE', 'serde-lite']) {
@@ -211,7 +271,10 @@ describe('cargo registry (sparse index)', () => {
 
   test('search and owners', async () => {
     for (const v of ['0.1.0', '0.10.0', '0.2.0']) {
-      expect((await publish('alice', publishBody(publishMeta('search-me', v, { description: `search ${v}` }), makeCrate('search-me', v)))).status).toBe(200);
+      expect(
+        (await publish('alice', publishBody(publishMeta('search-me', v, { description: `search ${v}` }), makeCrate('search-me', v))))
+          .status,
+      ).toBe(200);
     }
     const all = await req('GET', 'alice/cargo/api/v1/crates?q=&per_page=100');
     expect(all.status).toBe(200);
@@ -262,13 +325,20 @@ describe('cargo registry limits and owners', () => {
     try {
       const dora = await server.user('dora');
       const token = await server.token(dora, ['write:package']);
-      const put = (body: Buffer) => fetch(new URL('api/packages/dora/cargo/api/v1/crates/new', server.url), { method: 'PUT', headers: { Authorization: token }, body });
+      const put = (body: Buffer) =>
+        fetch(new URL('api/packages/dora/cargo/api/v1/crates/new', server.url), { method: 'PUT', headers: { Authorization: token }, body });
       const big = publishBody(publishMeta('big', '1.0.0'), crypto.randomBytes(5000));
       const res = await put(big);
       expect(res.status).toBe(413);
       expect(((await res.json()) as any).errors[0].detail).toMatch(/larger than 4096/);
       expect((await put(publishBody(publishMeta('small', '1.0.0'), makeCrate('small', '1.0.0')))).status).toBe(200);
-      const rows = () => server.kernel.db('cargo_crate').where({ owner_id: dora.id }).count({ n: '*' }).first().then((r: any) => Number(r.n));
+      const rows = () =>
+        server.kernel
+          .db('cargo_crate')
+          .where({ owner_id: dora.id })
+          .count({ n: '*' })
+          .first()
+          .then((r: any) => Number(r.n));
       expect(await rows()).toBe(1);
       expect((await server.api('DELETE', '/admin/users/dora?purge=true', { basic: [ADMIN.name, ADMIN.password] })).status).toBe(204);
       expect(await rows()).toBe(0);
@@ -283,10 +353,20 @@ describe('cargo registry limits and owners', () => {
       const priv = await server.user('priv', { visibility: 'private' });
       const token = await server.token(priv, ['write:package']);
       const body = publishBody(publishMeta('hidden', '1.0.0'), makeCrate('hidden', '1.0.0'));
-      expect((await fetch(new URL('api/packages/priv/cargo/api/v1/crates/new', server.url), { method: 'PUT', headers: { Authorization: token }, body })).status).toBe(200);
+      expect(
+        (
+          await fetch(new URL('api/packages/priv/cargo/api/v1/crates/new', server.url), {
+            method: 'PUT',
+            headers: { Authorization: token },
+            body,
+          })
+        ).status,
+      ).toBe(200);
       const config = await fetch(new URL('api/packages/priv/cargo/config.json', server.url), { headers: { Authorization: token } });
       expect(((await config.json()) as any)['auth-required']).toBe(true);
-      expect((await fetch(new URL('api/packages/priv/cargo/hi/dd/hidden', server.url), { headers: { Authorization: token } })).status).toBe(200);
+      expect((await fetch(new URL('api/packages/priv/cargo/hi/dd/hidden', server.url), { headers: { Authorization: token } })).status).toBe(
+        200,
+      );
       // Anonymous callers are challenged (cargo then retries with its token), unknown owners alike.
       for (const p of ['priv/cargo/config.json', 'priv/cargo/hi/dd/hidden', 'nobody-here/cargo/config.json']) {
         const anon = await fetch(new URL(`api/packages/${p}`, server.url));
@@ -324,32 +404,59 @@ describe('the real cargo client', () => {
     if (!available) throw new Error('cargo is not installed (cargo --version failed)');
     const owner = await server.user('crafter');
     const token = await server.token(owner, ['write:package']);
-    const env = cargoSandbox(dir, { name: 'hearth', index: `sparse+${server.url}api/packages/crafter/cargo/`, token: `Bearer ${token}` }, {
-      env: { HOME: process.env.HOME, CARGO_NET_OFFLINE: 'false' },
-    });
+    const env = cargoSandbox(
+      dir,
+      { name: 'hearth', index: `sparse+${server.url}api/packages/crafter/cargo/`, token: `Bearer ${token}` },
+      {
+        env: { HOME: process.env.HOME, CARGO_NET_OFFLINE: 'false' },
+      },
+    );
 
     mustSucceed(await run('cargo', ['new', '--lib', '--vcs', 'none', 'alpha'], { cwd: dir, env }), 'cargo new alpha');
     const alphaToml = path.join(dir, 'alpha', 'Cargo.toml');
-    fs.writeFileSync(alphaToml, fs.readFileSync(alphaToml, 'utf8').replace('[package]\n', '[package]\npublish = ["hearth"]\ndescription = "the alpha crate"\nlicense = "MIT"\n'));
+    fs.writeFileSync(
+      alphaToml,
+      fs
+        .readFileSync(alphaToml, 'utf8')
+        .replace('[package]\n', '[package]\npublish = ["hearth"]\ndescription = "the alpha crate"\nlicense = "MIT"\n'),
+    );
     fs.writeFileSync(path.join(dir, 'alpha', 'src', 'lib.rs'), 'pub fn greeting() -> &\'static str { "hello from alpha" }\n');
-    mustSucceed(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env }), 'cargo publish (Bearer token)');
+    mustSucceed(
+      await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env }),
+      'cargo publish (Bearer token)',
+    );
 
     const listed = await server.api('GET', '/packages/crafter?type=cargo');
     expect(listed.body.map((p: any) => `${p.name}@${p.version}`)).toEqual(['alpha@0.1.0']);
 
     // A second version with the bare token, as `cargo login` stores it by default.
     fs.writeFileSync(alphaToml, fs.readFileSync(alphaToml, 'utf8').replace('version = "0.1.0"', 'version = "0.1.1"'));
-    mustSucceed(await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], { cwd: path.join(dir, 'alpha'), env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: token } }), 'cargo publish (bare token)');
+    mustSucceed(
+      await run('cargo', ['publish', '--registry', 'hearth', '--allow-dirty', '--no-verify'], {
+        cwd: path.join(dir, 'alpha'),
+        env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: token },
+      }),
+      'cargo publish (bare token)',
+    );
 
     // Yank 0.1.1 with cargo: the build must then pick 0.1.0.
-    const yank = await run('cargo', ['yank', '--registry', 'hearth', '--version', '0.1.1', 'alpha'], { cwd: dir, env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: await server.token(owner, ['delete:package']) } });
+    const yank = await run('cargo', ['yank', '--registry', 'hearth', '--version', '0.1.1', 'alpha'], {
+      cwd: dir,
+      env: { ...env, CARGO_REGISTRIES_HEARTH_TOKEN: await server.token(owner, ['delete:package']) },
+    });
     mustSucceed(yank, 'cargo yank');
 
     mustSucceed(await run('cargo', ['new', '--bin', '--vcs', 'none', 'beta'], { cwd: dir, env }), 'cargo new beta');
     const betaToml = path.join(dir, 'beta', 'Cargo.toml');
-    fs.writeFileSync(betaToml, fs.readFileSync(betaToml, 'utf8').replace('[dependencies]', '[dependencies]\nalpha = { version = "0.1", registry = "hearth" }'));
+    fs.writeFileSync(
+      betaToml,
+      fs.readFileSync(betaToml, 'utf8').replace('[dependencies]', '[dependencies]\nalpha = { version = "0.1", registry = "hearth" }'),
+    );
     fs.writeFileSync(path.join(dir, 'beta', 'src', 'main.rs'), 'fn main() { println!("{}", alpha::greeting()); }\n');
-    mustSucceed(await run('cargo', ['build', '--target-dir', path.join(dir, 'target')], { cwd: path.join(dir, 'beta'), env }), 'cargo build beta');
+    mustSucceed(
+      await run('cargo', ['build', '--target-dir', path.join(dir, 'target')], { cwd: path.join(dir, 'beta'), env }),
+      'cargo build beta',
+    );
     const lock = fs.readFileSync(path.join(dir, 'beta', 'Cargo.lock'), 'utf8');
     expect(lock).toContain('name = "alpha"\nversion = "0.1.0"');
     expect(lock).toContain(`source = "sparse+${server.url}api/packages/crafter/cargo/"`);

@@ -24,8 +24,24 @@ export function makeCrate(name: string, vers: string, dir = `${name}-${vers}`): 
 
 export function publishMeta(name: string, vers: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    name, vers, deps: [], features: {}, authors: ['Alice'], description: `the ${name} crate`, documentation: null, homepage: null,
-    readme: null, readme_file: null, keywords: [], categories: [], license: 'MIT', license_file: null, repository: null, badges: {}, links: null, rust_version: null,
+    name,
+    vers,
+    deps: [],
+    features: {},
+    authors: ['Alice'],
+    description: `the ${name} crate`,
+    documentation: null,
+    homepage: null,
+    readme: null,
+    readme_file: null,
+    keywords: [],
+    categories: [],
+    license: 'MIT',
+    license_file: null,
+    repository: null,
+    badges: {},
+    links: null,
+    rust_version: null,
     ...extra,
   };
 }
@@ -49,7 +65,6 @@ export async function cargoAvailable(): Promise<boolean> {
   }
 }
 
-
 /**
  * A private cargo home at `<home>/cargo-home` (target dir `<home>/target`) whose config.toml
  * names one registry, and the environment that runs the real cargo with it: the registry's token
@@ -63,16 +78,19 @@ export function cargoSandbox(
 ): NodeJS.ProcessEnv {
   const cargoHome = path.join(home, 'cargo-home');
   fs.mkdirSync(cargoHome, { recursive: true });
-  fs.writeFileSync(path.join(cargoHome, 'config.toml'), [
-    `[registries.${registry.name}]`,
-    `index = "${registry.index}"`,
-    '[registry]',
-    'global-credential-providers = ["cargo:token"]',
-    '[net]',
-    'retry = 0',
-    ...(options.net ?? []),
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(cargoHome, 'config.toml'),
+    [
+      `[registries.${registry.name}]`,
+      `index = "${registry.index}"`,
+      '[registry]',
+      'global-credential-providers = ["cargo:token"]',
+      '[net]',
+      'retry = 0',
+      ...(options.net ?? []),
+      '',
+    ].join('\n'),
+  );
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,

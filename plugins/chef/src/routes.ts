@@ -12,13 +12,11 @@ export interface ChefRouteSettings {
 /** Supermarket's error shape (knife prints `error_messages`); `message` as in the rest of the API. */
 function chefError(res: Response, status: number, message: string, headers?: Record<string, string>): void {
   if (headers) res.set(headers);
-  res
-    .status(status)
-    .json({
-      error_code: status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHORIZED' : 'INVALID_DATA',
-      error_messages: [message],
-      message,
-    });
+  res.status(status).json({
+    error_code: status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHORIZED' : 'INVALID_DATA',
+    error_messages: [message],
+    message,
+  });
 }
 
 function paging(req: Request): { start: number; items: number } {
@@ -159,4 +157,3 @@ export function chefRouter(
   });
   return router;
 }
-

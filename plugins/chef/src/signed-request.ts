@@ -97,8 +97,13 @@ export function canonicalRequest(s: SignedHeaders, method: string, path: string)
       `X-Ops-Server-API-Version:${s.serverApiVersion}`,
     ].join('\n');
   }
-  return [`Method:${method.toUpperCase()}`, `Hashed Path:${b64hash('sha1', canonicalPath(path))}`, `X-Ops-Content-Hash:${s.contentHash}`,
-    `X-Ops-Timestamp:${s.timestamp}`, `X-Ops-UserId:${userId}`].join('\n');
+  return [
+    `Method:${method.toUpperCase()}`,
+    `Hashed Path:${b64hash('sha1', canonicalPath(path))}`,
+    `X-Ops-Content-Hash:${s.contentHash}`,
+    `X-Ops-Timestamp:${s.timestamp}`,
+    `X-Ops-UserId:${userId}`,
+  ].join('\n');
 }
 
 /**
@@ -112,7 +117,7 @@ export function recoverSigned(s: SignedHeaders, publicKey: crypto.KeyObject): Bu
   try {
     recovered = crypto.publicDecrypt({ key: publicKey, padding: crypto.constants.RSA_PKCS1_PADDING }, s.signature);
   } catch {
-    throw reject('the signature does not verify with the user\'s registered Chef public key');
+    throw reject("the signature does not verify with the user's registered Chef public key");
   }
   if (s.version !== '1.3') return recovered;
   if (recovered.length !== SHA256_DIGEST_INFO.length + 32 || !recovered.subarray(0, SHA256_DIGEST_INFO.length).equals(SHA256_DIGEST_INFO)) {

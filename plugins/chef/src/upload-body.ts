@@ -70,9 +70,11 @@ export async function receiveUpload(req: Request, limit: number, packages: Packa
     }
     const tooLarge = `the cookbook tarball is larger than ${limit} bytes`;
     stream.on('limit', () => (failure ??= new ApiError(413, tooLarge)));
-    writes.push(packages.spool(stream, { maxBytes: limit, tooLarge }).then((spooled) => {
-      tarball = spooled;
-    }));
+    writes.push(
+      packages.spool(stream, { maxBytes: limit, tooLarge }).then((spooled) => {
+        tarball = spooled;
+      }),
+    );
   });
   parser.on('filesLimit', () => (failure ??= ApiError.badRequest('only one tarball per upload')));
   parser.on('partsLimit', () => (failure ??= ApiError.badRequest('too many multipart parts')));

@@ -14,7 +14,11 @@ export interface StoredKey {
 
 /** `SHA256:<base64>` of the key's DER SubjectPublicKeyInfo, as ssh-keygen prints fingerprints. */
 function fingerprintOf(key: crypto.KeyObject): string {
-  return `SHA256:${crypto.createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${crypto
+    .createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('base64')
+    .replace(/=+$/, '')}`;
 }
 
 /**
@@ -179,7 +183,9 @@ export function keyCommands(ctx: PluginContext, store: UserKeyStore): PluginComm
   };
   return [
     {
-      name: 'set-key', usage: '<user> <public-key.pem>', description: "register a user's Chef public key (PEM, RSA ≥ 2048 bits)",
+      name: 'set-key',
+      usage: '<user> <public-key.pem>',
+      description: "register a user's Chef public key (PEM, RSA ≥ 2048 bits)",
       async run(args, out) {
         if (args.length !== 2) throw ApiError.badRequest('usage: hearth plugins run chef set-key <user> <public-key.pem>');
         const user = await userNamed(args[0]);
@@ -194,11 +200,13 @@ export function keyCommands(ctx: PluginContext, store: UserKeyStore): PluginComm
       },
     },
     {
-      name: 'remove-key', usage: '<user>', description: "remove a user's Chef public key",
+      name: 'remove-key',
+      usage: '<user>',
+      description: "remove a user's Chef public key",
       async run(args, out) {
         if (args.length !== 1) throw ApiError.badRequest('usage: hearth plugins run chef remove-key <user>');
         const user = await userNamed(args[0]);
-        out(await store.remove(user.id) ? `removed the Chef public key of ${user.name}` : `${user.name} has no Chef public key`);
+        out((await store.remove(user.id)) ? `removed the Chef public key of ${user.name}` : `${user.name} has no Chef public key`);
       },
     },
   ];

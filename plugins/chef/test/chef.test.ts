@@ -244,7 +244,11 @@ describe('chef registry (Supermarket API, signed requests)', () => {
     ).toBe(400);
 
     expect((await share('alice', cookbookTarball('dup', '1.0'), auth)).status).toBe(201);
-    for (const [name, version] of [['dup', '1.0'], ['dup', '1.0.0'], ['DUP', '1.1.0']]) {
+    for (const [name, version] of [
+      ['dup', '1.0'],
+      ['dup', '1.0.0'],
+      ['DUP', '1.1.0'],
+    ]) {
       const res = await json(await share('alice', cookbookTarball(name, version), auth));
       expect([name, version, res.status]).toEqual([name, version, 409]);
     }

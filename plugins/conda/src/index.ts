@@ -31,10 +31,12 @@ export default definePlugin<Settings>({
   ],
   apply(ctx) {
     const store = new ChannelStore(ctx.db);
-    ctx.hooks.http.routes.tap('conda', (r) => r.packages(TYPE, condaRouter(ctx, store), {
-      anonymousChallenge: 'Basic realm="Hearth Package API"',
-      credentialsFromPath: tokenFromPath,
-    }));
+    ctx.hooks.http.routes.tap('conda', (r) =>
+      r.packages(TYPE, condaRouter(ctx, store), {
+        anonymousChallenge: 'Basic realm="Hearth Package API"',
+        credentialsFromPath: tokenFromPath,
+      }),
+    );
     // A version deleted through /api/v1/packages leaves the repodata with it.
     ctx.hooks.package.deleted.tapPromise('conda', async (e) => {
       if (e.type === TYPE) await store.removeVersion(e.packageVersionId);

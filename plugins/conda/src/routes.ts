@@ -83,7 +83,9 @@ export function condaRouter(ctx: PluginContext<Settings>, store: ChannelStore): 
     const actor = access.principal?.user ?? null;
     const limit = ctx.settings.maxUploadSize;
     const spooled = await packages.spool(req, {
-      maxBytes: limit, tooLarge: `the package file is larger than the limit of ${limit} bytes`, empty: 'the package file is empty',
+      maxBytes: limit,
+      tooLarge: `the package file is larger than the limit of ${limit} bytes`,
+      empty: 'the package file is empty',
     });
     let body: fs.ReadStream | undefined;
     try {

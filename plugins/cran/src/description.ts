@@ -13,13 +13,36 @@ export const PACKAGE_VERSION = /^\d+([.-]\d+)+$/;
 
 /** Fields a PACKAGES record carries, in the order R's own write_PACKAGES writes them. */
 export const INDEX_FIELDS = [
-  'Package', 'Version', 'Priority', 'Depends', 'Imports', 'LinkingTo', 'Suggests', 'Enhances', 'License',
-  'License_is_FOSS', 'License_restricts_use', 'OS_type', 'Archs', 'MD5sum', 'NeedsCompilation',
+  'Package',
+  'Version',
+  'Priority',
+  'Depends',
+  'Imports',
+  'LinkingTo',
+  'Suggests',
+  'Enhances',
+  'License',
+  'License_is_FOSS',
+  'License_restricts_use',
+  'OS_type',
+  'Archs',
+  'MD5sum',
+  'NeedsCompilation',
 ] as const;
 
 /** Fields kept from DESCRIPTION (the index fields, plus what the package API shows). */
 const KEPT_FIELDS = new Set<string>([
-  ...INDEX_FIELDS, 'Title', 'Description', 'Author', 'Authors@R', 'Maintainer', 'URL', 'BugReports', 'Built', 'Packaged', 'Encoding',
+  ...INDEX_FIELDS,
+  'Title',
+  'Description',
+  'Author',
+  'Authors@R',
+  'Maintainer',
+  'URL',
+  'BugReports',
+  'Built',
+  'Packaged',
+  'Encoding',
 ]);
 
 /** The first record of a DCF text; field names keep their case. */
@@ -98,6 +121,12 @@ export function compareVersions(a: string, b: string): number {
 /** One PACKAGES record (no trailing blank line). */
 export function formatDcf(record: DcfRecord): string {
   return Object.entries(record)
-    .map(([key, value]) => `${key}: ${value.split('\n').map((line, i) => (i === 0 ? line : `        ${line || '.'}`)).join('\n')}`)
+    .map(
+      ([key, value]) =>
+        `${key}: ${value
+          .split('\n')
+          .map((line, i) => (i === 0 ? line : `        ${line || '.'}`))
+          .join('\n')}`,
+    )
     .join('\n');
 }

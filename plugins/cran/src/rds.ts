@@ -59,8 +59,18 @@ export function characterMatrixRds(columns: string[], rows: (string | null)[][])
   for (let c = 0; c < columns.length; c++) for (const row of rows) values.push(row[c] ?? null);
   w.strsxp(values, true);
   // Attributes: a pairlist dim = c(nrow, ncol), dimnames = list(NULL, columns).
-  w.int(SEXP.LIST | HAS_TAG).symbol('dim').int(SEXP.INT).int(2).int(rows.length).int(columns.length);
-  w.int(SEXP.LIST | HAS_TAG).symbol('dimnames').int(SEXP.VEC).int(2).int(SEXP.NIL_VALUE).strsxp(columns);
+  w.int(SEXP.LIST | HAS_TAG)
+    .symbol('dim')
+    .int(SEXP.INT)
+    .int(2)
+    .int(rows.length)
+    .int(columns.length);
+  w.int(SEXP.LIST | HAS_TAG)
+    .symbol('dimnames')
+    .int(SEXP.VEC)
+    .int(2)
+    .int(SEXP.NIL_VALUE)
+    .strsxp(columns);
   w.int(SEXP.NIL_VALUE);
   return zlib.gzipSync(Buffer.concat([header, w.bytes()]));
 }

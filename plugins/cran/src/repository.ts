@@ -72,7 +72,10 @@ export function buildIndex(rows: FileRow[]): IndexFiles {
   const latest = latestRows(rows);
   const records = latest.map(indexRecord);
   const text = Buffer.from(records.map((r) => `${formatDcf(r)}\n`).join('\n'), 'utf8');
-  const rds = characterMatrixRds([...INDEX_FIELDS], records.map((r) => INDEX_FIELDS.map((f) => r[f] ?? null)));
+  const rds = characterMatrixRds(
+    [...INDEX_FIELDS],
+    records.map((r) => INDEX_FIELDS.map((f) => r[f] ?? null)),
+  );
   return {
     text,
     gz: zlib.gzipSync(text),

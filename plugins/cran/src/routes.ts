@@ -65,7 +65,9 @@ export function cranRouter(ctx: PluginContext<Settings>, repo: CranRepository): 
     const actor = access.principal?.user ?? null;
     const limit = ctx.settings.maxUploadSize;
     const spooled = await packages.spool(req, {
-      maxBytes: limit, tooLarge: `the package file is larger than the limit of ${limit} bytes`, empty: 'the package file is empty',
+      maxBytes: limit,
+      tooLarge: `the package file is larger than the limit of ${limit} bytes`,
+      empty: 'the package file is empty',
     });
     let body: fs.ReadStream | undefined;
     try {
@@ -99,8 +101,15 @@ export function cranRouter(ctx: PluginContext<Settings>, repo: CranRepository): 
       });
       await repo.insertOrUndo(
         {
-          owner_id: access.owner.id, version_id: file.versionId, name: description.name, lower_name: description.name.toLowerCase(),
-          version: description.version, platform: location.platform, rversion: location.rversion, filename, md5: file.hashes.md5,
+          owner_id: access.owner.id,
+          version_id: file.versionId,
+          name: description.name,
+          lower_name: description.name.toLowerCase(),
+          version: description.version,
+          platform: location.platform,
+          rversion: location.rversion,
+          filename,
+          md5: file.hashes.md5,
           fields: JSON.stringify(description.fields),
         },
         () => packages.deleteFile(file, actor),

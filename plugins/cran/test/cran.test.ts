@@ -46,7 +46,12 @@ describe('CRAN registry', () => {
     expect(zlib.gunzipSync(gz).toString()).toBe(plain);
     const rds = await req('GET', 'alice/cran/src/contrib/PACKAGES.rds');
     expect(rds.status).toBe(200);
-    expect(zlib.gunzipSync(Buffer.from(await rds.arrayBuffer())).subarray(0, 2).toString()).toBe('X\n');
+    expect(
+      zlib
+        .gunzipSync(Buffer.from(await rds.arrayBuffer()))
+        .subarray(0, 2)
+        .toString(),
+    ).toBe('X\n');
     const file = await req('GET', 'alice/cran/src/contrib/alpha_1.0.0.tar.gz');
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(tarball)).toBe(true);
@@ -60,7 +65,7 @@ describe('CRAN registry', () => {
     const etag = first.headers.get('etag')!;
     const again = await fetch(url('alice/cran/src/contrib/PACKAGES'), { headers: { 'If-None-Match': etag } });
     expect(again.status).toBe(304);
-    expect((await upload('alice/cran/src', sourcePackage('beta', '0.1')))).toHaveProperty('status', 201);
+    expect(await upload('alice/cran/src', sourcePackage('beta', '0.1'))).toHaveProperty('status', 201);
     const changed = await req('GET', 'alice/cran/src/contrib/PACKAGES');
     expect(changed.headers.get('etag')).not.toBe(etag);
     expect(await summary('alice/cran/src/contrib/PACKAGES')).toEqual(['alpha@1.0.0', 'beta@0.1']);

@@ -21,9 +21,10 @@ export function zip(files: Record<string, string | Buffer>): Buffer {
   );
 }
 
-
 export function description(fields: Record<string, string>): string {
-  return `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`;
+  return `${Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}\n`;
 }
 
 /** A source package tarball as R CMD build lays it out: everything under `<name>/`. */
@@ -59,19 +60,22 @@ export function binaryPackage(name: string, version: string, format: 'zip' | 'tg
 
 /** Parse PACKAGES into records (continuation lines joined). */
 export function parsePackages(text: string): Record<string, string>[] {
-  return text.split(/\n\s*\n/).filter((b) => b.trim()).map((block) => {
-    const record: Record<string, string> = {};
-    let last = '';
-    for (const line of block.split('\n').filter((l) => l !== '')) {
-      if (/^\s/.test(line)) record[last] += ` ${line.trim()}`;
-      else {
-        const i = line.indexOf(':');
-        last = line.slice(0, i);
-        record[last] = line.slice(i + 1).trim();
+  return text
+    .split(/\n\s*\n/)
+    .filter((b) => b.trim())
+    .map((block) => {
+      const record: Record<string, string> = {};
+      let last = '';
+      for (const line of block.split('\n').filter((l) => l !== '')) {
+        if (/^\s/.test(line)) record[last] += ` ${line.trim()}`;
+        else {
+          const i = line.indexOf(':');
+          last = line.slice(0, i);
+          record[last] = line.slice(i + 1).trim();
+        }
       }
-    }
-    return record;
-  });
+      return record;
+    });
 }
 
 /** Run R and friends asynchronously (the server under test lives in this process). */

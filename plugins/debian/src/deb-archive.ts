@@ -103,7 +103,10 @@ function unzstd(data: Buffer): Buffer {
 /** The `control` entry of a tar archive (with or without a `./` prefix; ustar, GNU and pax headers). */
 async function controlFromTar(tar: Buffer): Promise<string> {
   const found = await scanTar(Readable.from([tar]), {
-    want: (p) => p === 'control', done: (f) => f.size > 0, maxEntrySize: MAX_CONTROL_ARCHIVE, maxTotal: MAX_CONTROL_ARCHIVE,
+    want: (p) => p === 'control',
+    done: (f) => f.size > 0,
+    maxEntrySize: MAX_CONTROL_ARCHIVE,
+    maxTotal: MAX_CONTROL_ARCHIVE,
   });
   const control = found.get('control');
   if (!control) throw invalid('the control archive has no control file');

@@ -59,7 +59,10 @@ export class DistributionIndexes {
   private readonly builds = new KeyedQueue();
   private readonly collectedAt = new Map<number, number>();
 
-  constructor(private readonly ctx: PluginContext, dataDir: string) {
+  constructor(
+    private readonly ctx: PluginContext,
+    dataDir: string,
+  ) {
     this.store = new IndexFileStore(dataDir);
   }
 
@@ -71,7 +74,10 @@ export class DistributionIndexes {
   async changed(ownerId: number, distribution: string): Promise<void> {
     const where = { owner_id: ownerId, distribution };
     if (await this.db(DISTRIBUTIONS).where(where).increment('generation', 1)) return;
-    await this.db(DISTRIBUTIONS).insert({ ...where, generation: 0 }).onConflict(['owner_id', 'distribution']).ignore();
+    await this.db(DISTRIBUTIONS)
+      .insert({ ...where, generation: 0 })
+      .onConflict(['owner_id', 'distribution'])
+      .ignore();
     await this.db(DISTRIBUTIONS).where(where).increment('generation', 1);
   }
 
@@ -141,7 +147,10 @@ export class DistributionIndexes {
         const stanzas = ofComponent.filter((r) => r.architecture === architecture || r.architecture === 'all').map((r) => r.stanza);
         const plain = Buffer.from(stanzas.join('\n'), 'utf8');
         const compressed = await gzip(plain, { level: 6 });
-        for (const [suffix, content] of [['', plain], ['.gz', compressed]] as const) {
+        for (const [suffix, content] of [
+          ['', plain],
+          ['.gz', compressed],
+        ] as const) {
           const sha256 = await this.store.put(ownerId, content);
           files.push({ path: `${packagesPath(component, architecture)}${suffix}`, size: content.length, md5: md5(content), sha256 });
         }
@@ -179,7 +188,10 @@ export class DistributionIndexes {
     const where = { owner_id: ownerId, distribution };
     const updated = await this.db(RELEASES).where(where).where('generation', '<', generation).update(values);
     if (updated) return;
-    await this.db(RELEASES).insert({ ...where, ...values }).onConflict(['owner_id', 'distribution']).ignore();
+    await this.db(RELEASES)
+      .insert({ ...where, ...values })
+      .onConflict(['owner_id', 'distribution'])
+      .ignore();
   }
 
   /** Index files no Release of the owner lists any more go after a grace period (clients may hold the previous Release). */

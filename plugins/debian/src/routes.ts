@@ -13,7 +13,11 @@ export interface DebianSettings {
 
 const POOL_FILE = /^[a-z0-9][a-z0-9+.-]+_[A-Za-z0-9.+~:-]+_[a-z0-9][a-z0-9-]*\.deb$/;
 const SHA256 = /^[0-9a-f]{64}$/;
-const RELEASE_PARTS = new Map<string, ReleasePart>([['Release', 'release'], ['InRelease', 'in_release'], ['Release.gpg', 'release_gpg']]);
+const RELEASE_PARTS = new Map<string, ReleasePart>([
+  ['Release', 'release'],
+  ['InRelease', 'in_release'],
+  ['Release.gpg', 'release_gpg'],
+]);
 
 function suite(value: unknown, what: string): string {
   const text = String(value);
@@ -25,7 +29,10 @@ function suite(value: unknown, what: string): string {
 async function sendIndexFile(res: Response, store: IndexFileStore, ownerId: number, sha256: string, contentType: string): Promise<void> {
   const content = await store.read(ownerId, sha256);
   if (!content) throw ApiError.notFound('index file does not exist');
-  res.status(200).set({ 'Content-Type': contentType, 'Cache-Control': 'no-cache', ETag: `"${sha256}"` }).send(content);
+  res
+    .status(200)
+    .set({ 'Content-Type': contentType, 'Cache-Control': 'no-cache', ETag: `"${sha256}"` })
+    .send(content);
 }
 
 /** Gitea's route layout under /api/packages/{owner}/debian. */

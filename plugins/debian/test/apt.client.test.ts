@@ -9,7 +9,10 @@ import { buildDeb } from './helpers';
  * The real apt (Debian package `apt`) against the registry, with a throwaway configuration: its
  * own sources list, state, cache and keyring directories, `signed-by=` the served repository.key.
  */
-interface AptResult { code: number; output: string }
+interface AptResult {
+  code: number;
+  output: string;
+}
 
 function aptSandbox(sourcesLine: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-apt-'));
@@ -34,12 +37,14 @@ function aptSandbox(sourcesLine: string) {
     'Debug::NoLocking=1',
     'Acquire::Retries=0',
   ].flatMap((o) => ['-o', o]);
-  const run = (args: string[], cwd = dir) => new Promise<AptResult>((resolve, reject) => {
-    execFile('apt-get', [...options, ...args], { cwd, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error('apt-get is missing: install the Debian package apt'));
-      else resolve({ code: err ? Number(err.code ?? 1) : 0, output: `${stdout}${stderr}` });
+  const run = (args: string[], cwd = dir) =>
+    new Promise<AptResult>((resolve, reject) => {
+      execFile('apt-get', [...options, ...args], { cwd, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
+        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT')
+          reject(new Error('apt-get is missing: install the Debian package apt'));
+        else resolve({ code: err ? Number(err.code ?? 1) : 0, output: `${stdout}${stderr}` });
+      });
     });
-  });
   return { dir, run, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -100,7 +105,7 @@ describe('apt against the Debian registry', () => {
     expect(fs.readFileSync(path.join(apt.dir, 'cache/archives/hello-hearth_1.0-1_amd64.deb'))).toEqual(hello);
   });
 
-  test('another owner\'s key makes apt-get update fail', async () => {
+  test("another owner's key makes apt-get update fail", async () => {
     const bobKey = await (await fetch(url('bob/debian/repository.key'))).text();
     const apt = withKey(bobKey);
     const update = await apt.run(['update']);

@@ -164,7 +164,11 @@ describe('Debian registry', () => {
       expect(json.message).toMatch(message);
       expect(json.url).toEqual(expect.any(String));
     }
-    for (const [dist, comp] of [['..', 'main'], ['bad', '.hidden'], ['a%2Fb', 'main']]) {
+    for (const [dist, comp] of [
+      ['..', 'main'],
+      ['bad', '.hidden'],
+      ['a%2Fb', 'main'],
+    ]) {
       const res = await fetch(url(`alice/debian/pool/${dist}/${comp}/upload`), {
         method: 'PUT',
         body: good,
@@ -266,7 +270,7 @@ describe('Debian registry', () => {
 });
 
 describe('Debian registry served by two processes on one database', () => {
-  test('each server serves the index of the other\'s publishes and deletes at once, with the same signed Release', async () => {
+  test("each server serves the index of the other's publishes and deletes at once, with the same signed Release", async () => {
     const database = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-debian-shared-'));
     const shared = { plugins: { debian: { enabled: true } }, database: { URL: database.url }, server: { DATA_DIR: dataDir } };
@@ -279,8 +283,11 @@ describe('Debian registry served by two processes on one database', () => {
       const token = await first.token(olga, ['write:package', 'delete:package']);
       const at = (s: TestServer, p: string) => new URL(`api/packages/olga/debian/${p}`, s.url);
       const put = async (s: TestServer, name: string) => {
-        const res = await fetch(at(s, 'pool/shared/main/upload'), { method: 'PUT', headers: { Authorization: `token ${token}` },
-          body: buildDeb({ name, version: '1.0', architecture: 'amd64' }) });
+        const res = await fetch(at(s, 'pool/shared/main/upload'), {
+          method: 'PUT',
+          headers: { Authorization: `token ${token}` },
+          body: buildDeb({ name, version: '1.0', architecture: 'amd64' }),
+        });
         expect(res.status).toBe(201);
       };
       const read = async (s: TestServer, p: string) => {
@@ -302,7 +309,8 @@ describe('Debian registry served by two processes on one database', () => {
         expect({ p, status: byHash.status, sha256: sha256(byHash.body) }).toEqual({ p, status: 200, sha256: entry.sha256 });
       }
       const removed = await fetch(at(second, 'pool/shared/main/one/1.0/amd64'), {
-        method: 'DELETE', headers: { Authorization: `token ${token}` },
+        method: 'DELETE',
+        headers: { Authorization: `token ${token}` },
       });
       expect(removed.status).toBe(204);
       expect(await names(first)).toEqual(['two']);

@@ -31,19 +31,21 @@ export function buildDeb(spec: DebSpec): Buffer {
     fs.mkdirSync(path.join(root, 'DEBIAN'), { recursive: true });
     fs.mkdirSync(path.join(root, 'usr/share', spec.name), { recursive: true });
     fs.writeFileSync(path.join(root, 'usr/share', spec.name, 'hello.txt'), `${spec.name} ${spec.version}\n`);
-    const control = spec.control ?? [
-      `Package: ${spec.name}`,
-      `Version: ${spec.version}`,
-      `Architecture: ${spec.architecture ?? 'all'}`,
-      'Maintainer: Test Maintainer <test@example.com>',
-      'Section: misc',
-      'Priority: optional',
-      ...(spec.extraFields ? [spec.extraFields] : []),
-      `Description: test package ${spec.name}`,
-      ' A package built by the Hearth Debian registry tests.',
-      ' .',
-      ' Second paragraph.',
-    ].join('\n') + '\n';
+    const control =
+      spec.control ??
+      [
+        `Package: ${spec.name}`,
+        `Version: ${spec.version}`,
+        `Architecture: ${spec.architecture ?? 'all'}`,
+        'Maintainer: Test Maintainer <test@example.com>',
+        'Section: misc',
+        'Priority: optional',
+        ...(spec.extraFields ? [spec.extraFields] : []),
+        `Description: test package ${spec.name}`,
+        ' A package built by the Hearth Debian registry tests.',
+        ' .',
+        ' Second paragraph.',
+      ].join('\n') + '\n';
     fs.writeFileSync(path.join(root, 'DEBIAN/control'), control);
     const out = path.join(dir, 'out.deb');
     execFileSync(
@@ -61,7 +63,12 @@ export function buildDeb(spec: DebSpec): Buffer {
 export function dearmor(armored: string): Buffer {
   const lines = armored.trim().split(/\r?\n/);
   const start = lines.indexOf('') + 1;
-  const body = lines.slice(start, lines.findIndex((l) => l.startsWith('-----END'))).filter((l) => !l.startsWith('='));
+  const body = lines
+    .slice(
+      start,
+      lines.findIndex((l) => l.startsWith('-----END')),
+    )
+    .filter((l) => !l.startsWith('='));
   return Buffer.from(body.join(''), 'base64');
 }
 
@@ -92,19 +99,22 @@ export async function gpgv(
 
 /** Parse a deb822 file (Packages) into stanzas of field → value. */
 export function parseStanzas(text: string): Array<Record<string, string>> {
-  return text.split(/\n\n+/).filter((s) => s.trim()).map((stanza) => {
-    const fields: Record<string, string> = {};
-    let last = '';
-    for (const line of stanza.split('\n')) {
-      if (/^\s/.test(line)) fields[last] += `\n${line}`;
-      else {
-        const i = line.indexOf(':');
-        last = line.slice(0, i);
-        fields[last] = line.slice(i + 1).trim();
+  return text
+    .split(/\n\n+/)
+    .filter((s) => s.trim())
+    .map((stanza) => {
+      const fields: Record<string, string> = {};
+      let last = '';
+      for (const line of stanza.split('\n')) {
+        if (/^\s/.test(line)) fields[last] += `\n${line}`;
+        else {
+          const i = line.indexOf(':');
+          last = line.slice(0, i);
+          fields[last] = line.slice(i + 1).trim();
+        }
       }
-    }
-    return fields;
-  });
+      return fields;
+    });
 }
 
 /** The files a Release lists under `SHA256:` (path → { sha256, size }). */

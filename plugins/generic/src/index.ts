@@ -1,6 +1,13 @@
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, contentDisposition, definePlugin, type PackageFileInfo, type PackageVersionInfo, type PluginContext } from '@hearth/plugin-api';
+import {
+  ApiError,
+  contentDisposition,
+  definePlugin,
+  type PackageFileInfo,
+  type PackageVersionInfo,
+  type PluginContext,
+} from '@hearth/plugin-api';
 
 const TYPE = 'generic';
 /** Gitea's rules for generic packages: a safe charset, never a path. */
@@ -10,9 +17,14 @@ const FILENAME = /^[-_+=:;.()[\]{}~!@#$%^& \w]+$/;
 
 function validate(params: { name?: string; version?: string; filename?: string }): void {
   const { name, version, filename } = params;
-  if (name !== undefined && (!NAME.test(name) || name.length > 255)) throw ApiError.badRequest(`invalid package name "${name}": letters, digits and . _ + - only, starting with a letter or digit`);
-  if (version !== undefined && (!VERSION.test(version) || version.length > 255)) throw ApiError.badRequest(`invalid package version "${version}": letters, digits and . _ + - only, starting with a letter or digit`);
-  if (filename !== undefined && (!FILENAME.test(filename) || filename === '.' || filename === '..' || filename.trim() !== filename || filename.length > 255)) {
+  if (name !== undefined && (!NAME.test(name) || name.length > 255))
+    throw ApiError.badRequest(`invalid package name "${name}": letters, digits and . _ + - only, starting with a letter or digit`);
+  if (version !== undefined && (!VERSION.test(version) || version.length > 255))
+    throw ApiError.badRequest(`invalid package version "${version}": letters, digits and . _ + - only, starting with a letter or digit`);
+  if (
+    filename !== undefined &&
+    (!FILENAME.test(filename) || filename === '.' || filename === '..' || filename.trim() !== filename || filename.length > 255)
+  ) {
     throw ApiError.badRequest(`invalid file name "${filename}": no path separators, no leading or trailing spaces`);
   }
 }

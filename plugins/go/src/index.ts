@@ -27,16 +27,26 @@ export default definePlugin<GoSettings>({
     additionalProperties: false,
     properties: {
       maxZipSize: {
-        type: 'integer', minimum: 1024, maximum: MAX_ZIP_FILE, default: MAX_ZIP_FILE,
+        type: 'integer',
+        minimum: 1024,
+        maximum: MAX_ZIP_FILE,
+        default: MAX_ZIP_FILE,
         description: 'largest module zip accepted, in bytes (Go itself refuses zips over 500 MiB)',
       },
       modulePathPrefix: {
-        type: 'string', default: '', maxLength: 200, pattern: '^$|^[a-z0-9-]+(\\.[a-z0-9-]+)+(/[A-Za-z0-9._~-]+)*$',
-        description: 'module paths of repositories are {prefix}/{owner}/{repo}[/vN]; empty: ROOT_URL\'s host name (without the port, ' +
-            'which module paths cannot hold) and path',
+        type: 'string',
+        default: '',
+        maxLength: 200,
+        pattern: '^$|^[a-z0-9-]+(\\.[a-z0-9-]+)+(/[A-Za-z0-9._~-]+)*$',
+        description:
+          "module paths of repositories are {prefix}/{owner}/{repo}[/vN]; empty: ROOT_URL's host name (without the port, " +
+          'which module paths cannot hold) and path',
       },
       maxRepositoryModuleSize: {
-        type: 'integer', minimum: 1024, maximum: MAX_ZIP_FILE, default: 100 * 1024 * 1024,
+        type: 'integer',
+        minimum: 1024,
+        maximum: MAX_ZIP_FILE,
+        default: 100 * 1024 * 1024,
         description: 'largest module served from a repository tag, in bytes uncompressed (its zip is built in memory)',
       },
     },

@@ -30,16 +30,16 @@ function checkElement(elem: string, kind: 'module' | 'file'): string | null {
   if (/^\.+$/.test(elem)) return `invalid path element "${elem}"`;
   if (kind === 'module' && elem.startsWith('.')) return `leading dot in path element "${elem}"`;
   if (elem.endsWith('.')) return `trailing dot in path element "${elem}"`;
-  if (kind === 'module' && !MODULE_ELEMENT.test(elem)) return `invalid character in path element "${elem}" (module paths allow ` +
-      `ASCII letters, digits and - . _ ~)`;
+  if (kind === 'module' && !MODULE_ELEMENT.test(elem))
+    return `invalid character in path element "${elem}" (module paths allow ` + `ASCII letters, digits and - . _ ~)`;
   if (kind === 'file') {
     for (const ch of elem) if (!isFileNameChar(ch)) return `invalid character ${JSON.stringify(ch)} in file name "${elem}"`;
   }
   const short = elem.split('.')[0];
   if (WINDOWS_RESERVED.has(short.toUpperCase())) return `"${elem}" is a reserved file name on Windows`;
   const tilde = short.lastIndexOf('~');
-  if (tilde >= 0 && tilde < short.length - 1 && /^\d+$/.test(short.slice(tilde + 1))) return `path element "${elem}" looks like ` +
-      `a Windows short name (trailing tilde and digits)`;
+  if (tilde >= 0 && tilde < short.length - 1 && /^\d+$/.test(short.slice(tilde + 1)))
+    return `path element "${elem}" looks like ` + `a Windows short name (trailing tilde and digits)`;
   return null;
 }
 
@@ -66,15 +66,19 @@ export function checkModulePath(modulePath: string): string | null {
   const elements = modulePath.split('/');
   const first = elements[0];
   if (!first.includes('.')) return `malformed module path "${modulePath}": missing dot in first path element`;
-  if (!FIRST_ELEMENT.test(first)) return `malformed module path "${modulePath}": the first path element may hold only ` +
-      `lower-case ASCII letters, digits, dots and dashes`;
+  if (!FIRST_ELEMENT.test(first))
+    return (
+      `malformed module path "${modulePath}": the first path element may hold only ` + `lower-case ASCII letters, digits, dots and dashes`
+    );
   if (first.startsWith('-')) return `malformed module path "${modulePath}": leading dash in first path element`;
   for (const elem of elements) {
     const problem = checkElement(elem, 'module');
     if (problem) return `malformed module path "${modulePath}": ${problem}`;
   }
-  if (pathMajor(modulePath) === null) return `malformed module path "${modulePath}": invalid major version suffix (use /v2 or ` +
-      `higher, no leading zeros; v0 and v1 have none)`;
+  if (pathMajor(modulePath) === null)
+    return (
+      `malformed module path "${modulePath}": invalid major version suffix (use /v2 or ` + `higher, no leading zeros; v0 and v1 have none)`
+    );
   return null;
 }
 
@@ -107,20 +111,27 @@ export function majorOf(version: string): number {
  */
 export function checkVersionForPath(modulePath: string, version: string): string | null {
   if (!isCanonicalVersion(version)) {
-    return `invalid version "${version}": a module version is a canonical semantic version with a v prefix (v1.2.3, ` +
-        `v1.2.3-rc.1), without build metadata except +incompatible`;
+    return (
+      `invalid version "${version}": a module version is a canonical semantic version with a v prefix (v1.2.3, ` +
+      `v1.2.3-rc.1), without build metadata except +incompatible`
+    );
   }
   const suffix = pathMajor(modulePath) ?? '';
   const major = majorOf(version);
   const incompatible = version.endsWith('+incompatible');
   if (suffix === '') {
     if (incompatible && major < 2) return `invalid version "${version}": +incompatible is only for major versions 2 and above`;
-    if (major >= 2 && !incompatible) return `invalid version "${version}": module path "${modulePath}" has no /v${major} suffix ` +
-        `(a v${major} module's path ends in /v${major})`;
+    if (major >= 2 && !incompatible)
+      return (
+        `invalid version "${version}": module path "${modulePath}" has no /v${major} suffix ` +
+        `(a v${major} module's path ends in /v${major})`
+      );
     return null;
   }
-  if (incompatible) return `invalid version "${version}": +incompatible is not allowed for module path "${modulePath}", which ` +
-      `has a major version suffix`;
+  if (incompatible)
+    return (
+      `invalid version "${version}": +incompatible is not allowed for module path "${modulePath}", which ` + `has a major version suffix`
+    );
   const wanted = suffix.replace(/^[./]v/, '').replace(/-unstable$/, '');
   if (suffix.startsWith('.') && wanted === '1' && version.startsWith('v0.0.0-')) return null;
   if (String(major) !== wanted) return `invalid version "${version}": module path "${modulePath}" needs major version v${wanted}`;

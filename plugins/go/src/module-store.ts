@@ -161,26 +161,47 @@ export class ModuleStore {
       // The cached list (kept current by this method and the delete hook): no re-read of every version per publish.
       const existing = await this.entry(ownerId, modulePath);
       if (existing && existing.modulePath !== modulePath) {
-        throw ApiError.conflict(`module path "${modulePath}" differs only in case from the stored module ` +
-            `"${existing.modulePath}"; an owner's module paths must differ ignoring case`);
+        throw ApiError.conflict(
+          `module path "${modulePath}" differs only in case from the stored module ` +
+            `"${existing.modulePath}"; an owner's module paths must differ ignoring case`,
+        );
       }
       const same = existing?.versions.find((v) => v.version.toLowerCase() === version.toLowerCase());
-      if (same) throw ApiError.conflict(`module version ${modulePath}@${same.version} already ` +
-          `exists${same.version === version ? '' : ` (it differs from ${version} only in case)`}`);
+      if (same)
+        throw ApiError.conflict(
+          `module version ${modulePath}@${same.version} already ` +
+            `exists${same.version === version ? '' : ` (it differs from ${version} only in case)`}`,
+        );
 
       const metadata: GoVersionMetadata = {
-        goMod: contents.goMod !== null, files: contents.fileCount, uncompressedSize: contents.uncompressedSize,
+        goMod: contents.goMod !== null,
+        files: contents.fileCount,
+        uncompressedSize: contents.uncompressedSize,
       };
       const { version: stored } = await this.ctx.packages.upload({
-        ownerId, type: TYPE, name: modulePath, version, filename: zipFileName(version), isLead: true,
-        body: fs.createReadStream(zipFile), declaredSize: zipSize, metadata: metadata as unknown as Record<string, unknown>,
-        semverCompatible: true, actor,
+        ownerId,
+        type: TYPE,
+        name: modulePath,
+        version,
+        filename: zipFileName(version),
+        isLead: true,
+        body: fs.createReadStream(zipFile),
+        declaredSize: zipSize,
+        metadata: metadata as unknown as Record<string, unknown>,
+        semverCompatible: true,
+        actor,
       });
       try {
         const goMod = contents.goMod ?? synthesizedGoMod(modulePath);
         await this.ctx.packages.upload({
-          ownerId, type: TYPE, name: modulePath, version, filename: modFileName(version),
-          body: Readable.from([goMod]), declaredSize: goMod.length, actor,
+          ownerId,
+          type: TYPE,
+          name: modulePath,
+          version,
+          filename: modFileName(version),
+          body: Readable.from([goMod]),
+          declaredSize: goMod.length,
+          actor,
         });
       } catch (err) {
         await this.ctx.packages.deleteVersion(stored.id, actor).catch((cleanup: unknown) => {

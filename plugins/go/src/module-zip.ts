@@ -72,12 +72,16 @@ export class CollisionCheck {
 /** `module@version/` from the first entry: module paths have no '@', versions no '/'. */
 function prefixOf(entries: ZipEntry[]): { modulePath: string; version: string; prefix: string } {
   const first = entries.find((e) => e.name.includes('@'))?.name;
-  if (first === undefined) throw new ModuleZipError('the zip holds nothing under "module@version/": a module zip holds the ' +
-      'module\'s files under its path and version');
+  if (first === undefined)
+    throw new ModuleZipError(
+      'the zip holds nothing under "module@version/": a module zip holds the ' + "module's files under its path and version",
+    );
   const at = first.indexOf('@');
   const slash = at < 0 ? -1 : first.indexOf('/', at);
-  if (at <= 0 || slash < 0) throw new ModuleZipError(`"${first}" is not under "module@version/": a module zip holds the ` +
-      `module's files under its path and version`);
+  if (at <= 0 || slash < 0)
+    throw new ModuleZipError(
+      `"${first}" is not under "module@version/": a module zip holds the ` + `module's files under its path and version`,
+    );
   const modulePath = first.slice(0, at);
   const version = first.slice(at + 1, slash);
   const problem = checkModulePath(modulePath) ?? checkVersionForPath(modulePath, version);
@@ -99,8 +103,8 @@ function checkEntry(entry: ZipEntry, prefix: string, collisions: CollisionCheck)
   if (file.split('/').some((e) => e === '' || e === '.' || e === '..')) return `"${entry.name}": path is not clean`;
   const bad = checkFilePath(file);
   if (bad) return `"${entry.name}": ${bad}`;
-  if (entry.unixType !== 0 && entry.unixType !== (dir ? UNIX_DIRECTORY : UNIX_REGULAR)) return `"${entry.name}": not a regular ` +
-      `file (symbolic links and special files are not part of a module)`;
+  if (entry.unixType !== 0 && entry.unixType !== (dir ? UNIX_DIRECTORY : UNIX_REGULAR))
+    return `"${entry.name}": not a regular ` + `file (symbolic links and special files are not part of a module)`;
   const clash = collisions.add(file, dir);
   if (clash) return `"${file}" collides with "${clash}" (paths must differ under case folding)`;
   if (dir) return null;
@@ -175,8 +179,10 @@ export async function readModuleZip(file: string, maxZipSize = MAX_ZIP_FILE): Pr
 function checkGoMod(modulePath: string, version: string, goMod: Buffer | null): void {
   if (goMod === null) return;
   if (version.endsWith('+incompatible')) {
-    throw new ModuleZipError(`invalid version "${version}": +incompatible is for modules without go.mod, and this zip has one ` +
-        `(use the module path with a /v${version.slice(1).split('.')[0]} suffix)`);
+    throw new ModuleZipError(
+      `invalid version "${version}": +incompatible is for modules without go.mod, and this zip has one ` +
+        `(use the module path with a /v${version.slice(1).split('.')[0]} suffix)`,
+    );
   }
   let text: string;
   try {

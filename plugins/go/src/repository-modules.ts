@@ -188,13 +188,17 @@ export class RepositoryModules {
     const listed = await this.ctx.git.run(gitDir, ['ls-tree', '-r', '-z', '--long', '--full-tree', version.commit]);
     const selection = selectModuleFiles(parseTree(listed.stdout), this.ctx.settings.maxRepositoryModuleSize);
     if (selection.errors.length) {
-      throw new UnusableTree(`${module.modulePath}@${version.version}: the tagged tree is not a valid module: ` +
-          `${selection.errors.slice(0, 8).join('; ')}`);
+      throw new UnusableTree(
+        `${module.modulePath}@${version.version}: the tagged tree is not a valid module: ` + `${selection.errors.slice(0, 8).join('; ')}`,
+      );
     }
     const prefix = `${module.modulePath}@${version.version}/`;
     const inputs: Array<{ name: string; data: Buffer }> = [];
     for (const batch of batches(selection.files)) {
-      const blobs = await this.ctx.git.readBlobs(gitDir, batch.map((f) => f.sha));
+      const blobs = await this.ctx.git.readBlobs(
+        gitDir,
+        batch.map((f) => f.sha),
+      );
       for (const f of batch) {
         const data = blobs.get(f.sha);
         if (!data) throw new Error(`blob ${f.sha} of ${f.path} is missing from ${gitDir}`);

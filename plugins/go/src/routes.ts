@@ -18,8 +18,7 @@ export interface GoSettings {
 
 /** What a proxy GET asks for, decoded from the URL. */
 export type ProxyRequest =
-  | { modulePath: string; kind: 'list' | 'latest' }
-  | { modulePath: string; kind: 'info' | 'mod' | 'zip'; version: string };
+  { modulePath: string; kind: 'list' | 'latest' } | { modulePath: string; kind: 'info' | 'mod' | 'zip'; version: string };
 
 /** A GET that is not a module request, or names no module here: plain text, as go prints it. */
 class NotHere extends Error {}
@@ -73,10 +72,21 @@ export function renderGoError(error: { status: number; message: string }, req: R
 }
 
 async function sendDownload(
-  req: Request, res: Response, download: PackageDownload | Buffer, type: string, ctx: PluginContext<GoSettings>,
+  req: Request,
+  res: Response,
+  download: PackageDownload | Buffer,
+  type: string,
+  ctx: PluginContext<GoSettings>,
 ): Promise<void> {
   const hashes = Buffer.isBuffer(download) ? null : download.hashes;
-  const etag = `"${hashes ? hashes.sha256 : crypto.createHash('sha256').update(download as Buffer).digest('hex')}"`;
+  const etag = `"${
+    hashes
+      ? hashes.sha256
+      : crypto
+          .createHash('sha256')
+          .update(download as Buffer)
+          .digest('hex')
+  }"`;
   res.set({ 'Content-Type': type, ETag: etag });
   const inm = req.headers['if-none-match'];
   const stream = Buffer.isBuffer(download) ? null : download.stream;
@@ -84,7 +94,11 @@ async function sendDownload(
   if (notModified || req.method === 'HEAD') {
     stream?.destroy();
     if (notModified) res.status(304).end();
-    else res.status(200).set('Content-Length', String(Buffer.isBuffer(download) ? download.length : download.size)).end();
+    else
+      res
+        .status(200)
+        .set('Content-Length', String(Buffer.isBuffer(download) ? download.length : download.size))
+        .end();
     return;
   }
   if (Buffer.isBuffer(download)) {
@@ -109,8 +123,13 @@ function mergeVersions(uploaded: ModuleVersion[], tagged: TagVersion[]): ModuleV
 
 /** `.info`, `.mod` or `.zip` of a version served from a repository tag. */
 async function sendTagVersion(
-  req: Request, res: Response, kind: 'info' | 'mod' | 'zip', module: RepositoryModule, version: TagVersion,
-  tags: RepositoryModules, ctx: PluginContext<GoSettings>,
+  req: Request,
+  res: Response,
+  kind: 'info' | 'mod' | 'zip',
+  module: RepositoryModule,
+  version: TagVersion,
+  tags: RepositoryModules,
+  ctx: PluginContext<GoSettings>,
 ): Promise<void> {
   try {
     if (kind === 'info') {
@@ -121,7 +140,9 @@ async function sendTagVersion(
       const zip = await tags.zip(module, version);
       res.set({ 'Content-Type': 'application/zip', ETag: `"${zip.sha256}"` });
       await sendFile(req, res, async () => ({ stream: fs.createReadStream(zip.file) }), {
-        size: zip.size, etag: `"${zip.sha256}"`, onAbort: (err) => ctx.log.debug({ err }, 'Go module download ended early'),
+        size: zip.size,
+        etag: `"${zip.sha256}"`,
+        onAbort: (err) => ctx.log.debug({ err }, 'Go module download ended early'),
       });
     }
   } catch (err) {

@@ -13,8 +13,9 @@ const SECRET = 'example.com/secret';
 
 const greetFiles = (v: string, greeting: string) => ({
   'go.mod': `module ${GREET}\n\ngo 1.18\n`,
-  'greet.go': `package greet\n\n// Version is the module version this file was published in.\nconst Version = "${v}"\n\nfunc ` +
-      `Hello(name string) string { return "${greeting}, " + name }\n`,
+  'greet.go':
+    `package greet\n\n// Version is the module version this file was published in.\nconst Version = "${v}"\n\nfunc ` +
+    `Hello(name string) string { return "${greeting}, " + name }\n`,
   LICENSE: 'MIT\n',
 });
 const legacyFiles = { 'legacy.go': 'package legacy\n\nfunc Answer() int { return 42 }\n' };
@@ -27,17 +28,39 @@ const secretFiles = { 'go.mod': `module ${SECRET}\n\ngo 1.18\n`, 'secret.go': 'p
 async function tlsFront(dir: string, target: string): Promise<{ url: string; certFile: string; close: () => Promise<void> }> {
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  mustSucceed(await run('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  ], { cwd: dir, env: { PATH: process.env.PATH } }), 'openssl (Debian package openssl) making a test certificate');
+  mustSucceed(
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { cwd: dir, env: { PATH: process.env.PATH } },
+    ),
+    'openssl (Debian package openssl) making a test certificate',
+  );
   const upstream = new URL(target);
   const server = https.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) }, (req, res) => {
-    const forward = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method,
-        headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -62,8 +85,11 @@ describe('the go command (golang-go) against the module proxy', () => {
     const carolWrite = await server.token(carol, ['write:package']);
     carolRead = await server.token(carol, ['read:package']);
     const put = async (owner: string, token: string, body: Buffer) => {
-      const res = await fetch(new URL(`api/packages/${owner}/go/upload`, server.url), { method: 'PUT',
-          headers: { Authorization: `token ${token}` }, body });
+      const res = await fetch(new URL(`api/packages/${owner}/go/upload`, server.url), {
+        method: 'PUT',
+        headers: { Authorization: `token ${token}` },
+        body,
+      });
       if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
     };
     await put('alice', write, moduleZip(GREET, 'v1.0.0', greetFiles('v1.0.0', 'Hello')));
@@ -82,9 +108,14 @@ describe('the go command (golang-go) against the module proxy', () => {
     const results = [];
     for (const cache of ['first', 'second']) {
       const env = goEnv(path.join(tmp, cache), aliceProxy);
-      const r = mustSucceed(await run('go', ['mod', 'download', '-json', `${GREET}@v1.0.0`, `${LEGACY}@v2.0.0+incompatible`],
-          { cwd: tmp, env }), 'go mod download');
-      const docs = r.stdout.trim().split(/\n(?=\{)/).map((d) => JSON.parse(d));
+      const r = mustSucceed(
+        await run('go', ['mod', 'download', '-json', `${GREET}@v1.0.0`, `${LEGACY}@v2.0.0+incompatible`], { cwd: tmp, env }),
+        'go mod download',
+      );
+      const docs = r.stdout
+        .trim()
+        .split(/\n(?=\{)/)
+        .map((d) => JSON.parse(d));
       results.push(docs.map((d) => ({ Path: d.Path, Version: d.Version, Sum: d.Sum, GoModSum: d.GoModSum, Error: d.Error })));
       const greet = docs.find((d) => d.Path === GREET);
       // The case-encoded cache path shows the proxy URL space go used.
@@ -94,10 +125,20 @@ describe('the go command (golang-go) against the module proxy', () => {
     }
     expect(results[0]).toEqual(results[1]);
     expect(results[0]).toEqual([
-      { Path: GREET, Version: 'v1.0.0', Sum: zipHash(GREET, 'v1.0.0', greetFiles('v1.0.0', 'Hello')),
-          GoModSum: h1({ 'go.mod': greetFiles('v1.0.0', 'Hello')['go.mod'] }), Error: undefined },
-      { Path: LEGACY, Version: 'v2.0.0+incompatible', Sum: zipHash(LEGACY, 'v2.0.0+incompatible', legacyFiles),
-          GoModSum: h1({ 'go.mod': `module ${LEGACY}\n` }), Error: undefined },
+      {
+        Path: GREET,
+        Version: 'v1.0.0',
+        Sum: zipHash(GREET, 'v1.0.0', greetFiles('v1.0.0', 'Hello')),
+        GoModSum: h1({ 'go.mod': greetFiles('v1.0.0', 'Hello')['go.mod'] }),
+        Error: undefined,
+      },
+      {
+        Path: LEGACY,
+        Version: 'v2.0.0+incompatible',
+        Sum: zipHash(LEGACY, 'v2.0.0+incompatible', legacyFiles),
+        GoModSum: h1({ 'go.mod': `module ${LEGACY}\n` }),
+        Error: undefined,
+      },
     ]);
   });
 
@@ -113,26 +154,30 @@ describe('the go command (golang-go) against the module proxy', () => {
     const app = path.join(tmp, 'app');
     fs.mkdirSync(app, { recursive: true });
     fs.writeFileSync(path.join(app, 'go.mod'), 'module example.com/app\n\ngo 1.18\n');
-    fs.writeFileSync(path.join(app, 'main.go'), [
-      'package main',
-      '',
-      'import (',
-      '\t"fmt"',
-      '',
-      `\t"${GREET}"`,
-      `\t"${LEGACY}"`,
-      ')',
-      '',
-      'func main() { fmt.Println(greet.Hello("gopher"), greet.Version, legacy.Answer()) }',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(app, 'main.go'),
+      [
+        'package main',
+        '',
+        'import (',
+        '\t"fmt"',
+        '',
+        `\t"${GREET}"`,
+        `\t"${LEGACY}"`,
+        ')',
+        '',
+        'func main() { fmt.Println(greet.Hello("gopher"), greet.Version, legacy.Answer()) }',
+        '',
+      ].join('\n'),
+    );
     const env = goEnv(path.join(tmp, 'build'), aliceProxy);
     mustSucceed(await run('go', ['get', `${GREET}@latest`, `${LEGACY}@v2.0.0+incompatible`], { cwd: app, env }), 'go get');
     const goMod = fs.readFileSync(path.join(app, 'go.mod'), 'utf8');
     expect(goMod).toContain(`${GREET} v1.1.0`);
     expect(goMod).toContain(`${LEGACY} v2.0.0+incompatible`);
-    expect(fs.readFileSync(path.join(app, 'go.sum'), 'utf8')).toContain(`${GREET} v1.1.0 ` +
-        `${zipHash(GREET, 'v1.1.0', greetFiles('v1.1.0', 'Howdy'))}`);
+    expect(fs.readFileSync(path.join(app, 'go.sum'), 'utf8')).toContain(
+      `${GREET} v1.1.0 ` + `${zipHash(GREET, 'v1.1.0', greetFiles('v1.1.0', 'Howdy'))}`,
+    );
     mustSucceed(await run('go', ['build', '-o', 'app', '.'], { cwd: app, env }), 'go build');
     const out = mustSucceed(await run(path.join(app, 'app'), [], { cwd: app, env }), 'the built program');
     expect(out.stdout.trim()).toBe('Howdy, gopher v1.1.0 42');
@@ -144,20 +189,26 @@ describe('the go command (golang-go) against the module proxy', () => {
       const netrc = path.join(tmp, 'netrc');
       fs.writeFileSync(netrc, `machine 127.0.0.1\nlogin carol\npassword ${carolRead}\n`, { mode: 0o600 });
       const env = goEnv(path.join(tmp, 'private'), `${front.url}api/packages/carol/go`, { NETRC: netrc, SSL_CERT_FILE: front.certFile });
-      const r = mustSucceed(await run('go', ['mod', 'download', '-json', `${SECRET}@v0.1.0`], { cwd: tmp, env }),
-          'go mod download with netrc');
+      const r = mustSucceed(
+        await run('go', ['mod', 'download', '-json', `${SECRET}@v0.1.0`], { cwd: tmp, env }),
+        'go mod download with netrc',
+      );
       expect(JSON.parse(r.stdout).Sum).toBe(zipHash(SECRET, 'v0.1.0', secretFiles));
 
       // go 1.19 never sends credentials over plain http (netrc is read for https only, userinfo is refused).
       const withUserinfo = new URL('api/packages/carol/go', server.url);
       withUserinfo.username = 'carol';
       withUserinfo.password = carolRead;
-      const viaUrl = await run('go', ['list', '-m', '-versions', SECRET], { cwd: tmp, env: goEnv(path.join(tmp, 'private-url'),
-          withUserinfo.toString()) });
+      const viaUrl = await run('go', ['list', '-m', '-versions', SECRET], {
+        cwd: tmp,
+        env: goEnv(path.join(tmp, 'private-url'), withUserinfo.toString()),
+      });
       expect(viaUrl.stderr).toMatch(/refusing to pass credentials to insecure URL/);
 
-      const anonymous = goEnv(path.join(tmp, 'private-anonymous'), `${front.url}api/packages/carol/go`, { NETRC: path.join(tmp,
-          'no-netrc'), SSL_CERT_FILE: front.certFile });
+      const anonymous = goEnv(path.join(tmp, 'private-anonymous'), `${front.url}api/packages/carol/go`, {
+        NETRC: path.join(tmp, 'no-netrc'),
+        SSL_CERT_FILE: front.certFile,
+      });
       const denied = await run('go', ['mod', 'download', '-json', `${SECRET}@v0.1.0`], { cwd: tmp, env: anonymous });
       expect(denied.code).not.toBe(0);
       expect(denied.stdout + denied.stderr).toMatch(/404 Not Found/);
@@ -176,8 +227,9 @@ describe('the go command (golang-go) against modules served from repository tags
 
   const libFiles = (v: string) => ({
     'go.mod': `module ${lib}\n\ngo 1.18\n`,
-    'lib.go': `package lib\n\n// Release is the tag this file was committed for.\nconst Release = "${v}"\n\n` +
-        'func Twice(n int) int { return 2 * n }\n',
+    'lib.go':
+      `package lib\n\n// Release is the tag this file was committed for.\nconst Release = "${v}"\n\n` +
+      'func Twice(n int) int { return 2 * n }\n',
     'vendor/modules.txt': '# vendored module list: kept in module zips\n',
     'vendor/example.com/dep/dep.go': 'package dep\n',
     'tools/go.mod': `module ${lib}/tools\n`,
@@ -222,8 +274,10 @@ describe('the go command (golang-go) against modules served from repository tags
     expect(fs.readFileSync(path.join(doc.Dir, 'lib.go'), 'utf8')).toContain('"v1.1.0"');
     expect(fs.existsSync(path.join(doc.Dir, 'tools'))).toBe(false);
     // A second, fresh cache gets the same (cached) zip.
-    const again = mustSucceed(await run('go', ['mod', 'download', '-json', `${lib}@v1.1.0`], { cwd: tmp,
-        env: goEnv(path.join(tmp, 'download-again'), proxy) }), 'go mod download (again)');
+    const again = mustSucceed(
+      await run('go', ['mod', 'download', '-json', `${lib}@v1.1.0`], { cwd: tmp, env: goEnv(path.join(tmp, 'download-again'), proxy) }),
+      'go mod download (again)',
+    );
     expect(JSON.parse(again.stdout).Sum).toBe(doc.Sum);
   });
 
@@ -231,8 +285,10 @@ describe('the go command (golang-go) against modules served from repository tags
     const app = path.join(tmp, 'app');
     fs.mkdirSync(app, { recursive: true });
     fs.writeFileSync(path.join(app, 'go.mod'), 'module example.com/app\n\ngo 1.18\n');
-    fs.writeFileSync(path.join(app, 'main.go'), `package main\n\nimport (\n\t"fmt"\n\n\t"${lib}"\n)\n\n` +
-        'func main() { fmt.Println(lib.Twice(21), lib.Release) }\n');
+    fs.writeFileSync(
+      path.join(app, 'main.go'),
+      `package main\n\nimport (\n\t"fmt"\n\n\t"${lib}"\n)\n\n` + 'func main() { fmt.Println(lib.Twice(21), lib.Release) }\n',
+    );
     const env = goEnv(path.join(tmp, 'build'), proxy);
     mustSucceed(await run('go', ['get', `${lib}@latest`], { cwd: app, env }), 'go get');
     expect(fs.readFileSync(path.join(app, 'go.sum'), 'utf8')).toContain(`${lib} v1.1.0 ${zipHash(lib, 'v1.1.0', zipped('v1.1.0'))}`);

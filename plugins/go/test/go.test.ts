@@ -21,8 +21,10 @@ describe('Go module proxy (GOPROXY protocol)', () => {
     fetch(url(`${owner}/go/upload`), { method: 'PUT', headers: token ? { Authorization: `token ${token}` } : {}, body });
   const expectText = async (res: Response, status: number, body?: string | RegExp) => {
     const text = await res.text();
-    expect([res.status, text]).toEqual([status,
-        body === undefined ? expect.anything() : typeof body === 'string' ? body : expect.stringMatching(body)]);
+    expect([res.status, text]).toEqual([
+      status,
+      body === undefined ? expect.anything() : typeof body === 'string' ? body : expect.stringMatching(body),
+    ]);
     return text;
   };
 
@@ -37,8 +39,8 @@ describe('Go module proxy (GOPROXY protocol)', () => {
   test('uploads that break the module zip rules are 400 with the reason, and store nothing', async () => {
     const m = 'example.com/bad';
     const ok = { 'go.mod': GO_MOD(m), 'bad.go': 'package bad\n' };
-    const raw = (entries: { name: string; data?: string; unixMode?: number }[]) => writeZip(entries.map((e) => ({ name: e.name,
-        data: Buffer.from(e.data ?? 'x'), unixMode: e.unixMode })));
+    const raw = (entries: { name: string; data?: string; unixMode?: number }[]) =>
+      writeZip(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data ?? 'x'), unixMode: e.unixMode })));
     const corruptCrc = moduleZip(m, 'v1.0.0', ok);
     corruptCrc[14] ^= 0xff; // local header CRC: irrelevant …
     const central = corruptCrc.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
@@ -59,14 +61,23 @@ describe('Go module proxy (GOPROXY protocol)', () => {
       ['/v1 suffix', moduleZip(`${m}/v1`, 'v1.0.0', { 'a.go': 'package a\n' }), /invalid major version suffix/],
       ['+incompatible with go.mod', moduleZip(m, 'v2.0.0+incompatible', ok), /\+incompatible is for modules without go.mod/],
       ['+incompatible below v2', moduleZip(m, 'v1.0.0+incompatible', { 'a.go': 'package a\n' }), /only for major versions 2 and above/],
-      ['file outside the prefix', raw([{ name: `${m}@v1.0.0/a.go` }, { name: 'elsewhere/b.go' }]),
-          /"elsewhere\/b.go" is not under "example.com\/bad@v1.0.0\/"/],
+      [
+        'file outside the prefix',
+        raw([{ name: `${m}@v1.0.0/a.go` }, { name: 'elsewhere/b.go' }]),
+        /"elsewhere\/b.go" is not under "example.com\/bad@v1.0.0\/"/,
+      ],
       ['other version in a path', raw([{ name: `${m}@v1.0.0/a.go` }, { name: `${m}@v1.0.1/b.go` }]), /is not under/],
-      ['case-fold collision', moduleZip(m, 'v1.0.0', { ...ok, 'README.md': 'a', 'readme.md': 'b' }),
-          /"readme.md" collides with "README.md"/],
-      ['file and directory collide', moduleZip(m, 'v1.0.0', { ...ok, 'Docs': 'a', 'docs/x.md': 'b' }), /collides with "Docs"/],
-      ['go.mod in a sub-directory', moduleZip(m, 'v1.0.0', { ...ok, 'sub/go.mod': 'module example.com/bad/sub\n' }),
-          /go.mod only at the module root/],
+      [
+        'case-fold collision',
+        moduleZip(m, 'v1.0.0', { ...ok, 'README.md': 'a', 'readme.md': 'b' }),
+        /"readme.md" collides with "README.md"/,
+      ],
+      ['file and directory collide', moduleZip(m, 'v1.0.0', { ...ok, Docs: 'a', 'docs/x.md': 'b' }), /collides with "Docs"/],
+      [
+        'go.mod in a sub-directory',
+        moduleZip(m, 'v1.0.0', { ...ok, 'sub/go.mod': 'module example.com/bad/sub\n' }),
+        /go.mod only at the module root/,
+      ],
       ['GO.MOD', moduleZip(m, 'v1.0.0', { 'GO.MOD': GO_MOD(m) }), /must be named exactly "go.mod"/],
       ['vendored package', moduleZip(m, 'v1.0.0', { ...ok, 'vendor/example.org/x/x.go': 'package x\n' }), /vendored packages/],
       ['windows reserved name', moduleZip(m, 'v1.0.0', { ...ok, 'aux.go': 'package bad\n' }), /reserved file name on Windows/],
@@ -77,11 +88,17 @@ describe('Go module proxy (GOPROXY protocol)', () => {
       ['symbolic link', raw([{ name: `${m}@v1.0.0/link`, data: '/etc/passwd', unixMode: 0o120777 }]), /not a regular file/],
       ['CRC mismatch', corruptCrc, /CRC-32 mismatch/],
       ['declared size larger than 500 MiB in total', lyingSize, /uncompressed, more than 524288000/],
-      ['go.mod declares another module', moduleZip(m, 'v1.0.0', { 'go.mod': GO_MOD('example.com/other') }),
-          /declares the module path "example.com\/other"/],
+      [
+        'go.mod declares another module',
+        moduleZip(m, 'v1.0.0', { 'go.mod': GO_MOD('example.com/other') }),
+        /declares the module path "example.com\/other"/,
+      ],
       ['go.mod without module directive', moduleZip(m, 'v1.0.0', { 'go.mod': 'go 1.18\n' }), /no module directive/],
-      ['LICENSE over 16 MiB', moduleZip(m, 'v1.0.0', { ...ok, LICENSE: Buffer.alloc((16 << 20) + 1, 0x20) }),
-          /LICENSE is larger than 16777216 bytes/],
+      [
+        'LICENSE over 16 MiB',
+        moduleZip(m, 'v1.0.0', { ...ok, LICENSE: Buffer.alloc((16 << 20) + 1, 0x20) }),
+        /LICENSE is larger than 16777216 bytes/,
+      ],
     ];
     for (const [what, body, message] of cases) {
       const res = await upload('alice', body);
@@ -97,7 +114,7 @@ describe('Go module proxy (GOPROXY protocol)', () => {
 
   test('serves list, info, mod, zip and latest for uploaded versions; case-encoded paths', async () => {
     const m = 'example.com/Hello';
-    const files = (v: string) => ({ 'go.mod': GO_MOD(m), 'hello.go': `package hello\n\nconst Version = "${v}"\n`, 'LICENSE': 'MIT\n' });
+    const files = (v: string) => ({ 'go.mod': GO_MOD(m), 'hello.go': `package hello\n\nconst Version = "${v}"\n`, LICENSE: 'MIT\n' });
     const zips: Record<string, Buffer> = {};
     for (const v of ['v1.0.0', 'v1.1.0', 'v1.2.0-rc.1', 'v1.1.1-0.20240102030405-abcdefabcdef', 'v0.9.0']) {
       zips[v] = moduleZip(m, v, files(v));
@@ -160,8 +177,9 @@ describe('Go module proxy (GOPROXY protocol)', () => {
     }
     expect(((await (await get(`alice/go/${pre}/@latest`)).json()) as any).Version).toBe('v0.1.0-beta.2');
     const pseudo = 'example.com/pseudo';
-    expect((await upload('alice', moduleZip(pseudo, 'v0.0.0-20240101000000-aaaaaaaaaaaa',
-        { 'go.mod': `module ${pseudo}\n` }))).status).toBe(201);
+    expect(
+      (await upload('alice', moduleZip(pseudo, 'v0.0.0-20240101000000-aaaaaaaaaaaa', { 'go.mod': `module ${pseudo}\n` }))).status,
+    ).toBe(201);
     await expectText(await get(`alice/go/${pseudo}/@v/list`), 200, '');
     expect(((await (await get(`alice/go/${pseudo}/@latest`)).json()) as any).Version).toBe('v0.0.0-20240101000000-aaaaaaaaaaaa');
   });
@@ -294,20 +312,28 @@ describe('Go modules served from repository tags', () => {
     await server.close();
   });
 
-  test('the zip of a tag applies Go\'s exclusions; .mod is the go.mod at the tag; .info has the commit date', async () => {
+  test("the zip of a tag applies Go's exclusions; .mod is the go.mod at the tag; .info has the commit date", async () => {
     const repo = await repository('lib');
     const kept = {
-      'go.mod': goMod(lib), 'lib.go': 'package lib\n', 'vendor/modules.txt': '# modules\n', 'vendor/README': 'kept\n',
-      'LICENSE': 'MIT\n',
+      'go.mod': goMod(lib),
+      'lib.go': 'package lib\n',
+      'vendor/modules.txt': '# modules\n',
+      'vendor/README': 'kept\n',
+      LICENSE: 'MIT\n',
     };
-    await repo.commit({
-      ...kept,
-      'vendor/example.com/dep/dep.go': 'package dep\n', // a vendored package
-      'internal/vendor/x.go': 'package vendor\n', // so is this, by Go's historical offset for nested vendor directories
-      'tools/go.mod': goMod(`${lib}/tools`), 'tools/tool.go': 'package tools\n', 'tools/deep/d.go': 'package deep\n', // a nested module
-      '.hg_archival.txt': 'repo: x\n',
-      'link.go': { link: 'lib.go' }, // a symbolic link
-    }, []);
+    await repo.commit(
+      {
+        ...kept,
+        'vendor/example.com/dep/dep.go': 'package dep\n', // a vendored package
+        'internal/vendor/x.go': 'package vendor\n', // so is this, by Go's historical offset for nested vendor directories
+        'tools/go.mod': goMod(`${lib}/tools`),
+        'tools/tool.go': 'package tools\n',
+        'tools/deep/d.go': 'package deep\n', // a nested module
+        '.hg_archival.txt': 'repo: x\n',
+        'link.go': { link: 'lib.go' }, // a symbolic link
+      },
+      [],
+    );
     // A submodule (gitlink) entry, added with plumbing.
     await repo.git(['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},third_party/sub`]);
     await repo.git(['commit', '-q', '-m', 'submodule']);
@@ -322,7 +348,8 @@ describe('Go modules served from repository tags', () => {
     expect(await zipFiles(zip, `${lib}@v1.0.0/`)).toEqual(kept);
     expect(await (await get(`${lib}/@v/v1.0.0.mod`)).text()).toBe(goMod(lib));
     expect(JSON.parse(await (await get(`${lib}/@v/v1.0.0.info`)).text())).toEqual({
-      Version: 'v1.0.0', Time: new Date(commitTime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      Version: 'v1.0.0',
+      Time: new Date(commitTime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     });
     expect(JSON.parse(await (await get(`${lib}/@latest`)).text()).Version).toBe('v1.0.0');
 
@@ -385,16 +412,22 @@ describe('Go modules served from repository tags', () => {
     await repo.commit({ 'go.mod': goMod(both), 'b.go': 'package both\n\nconst From = "tag"\n' }, ['v1.0.0', 'v1.1.0']);
     const write = await server.token(alice, ['write:package']);
     const uploaded = moduleZip(both, 'v1.0.0', { 'go.mod': goMod(both), 'b.go': 'package both\n\nconst From = "upload"\n' });
-    const put = async (body: Buffer) => (await fetch(new URL('api/packages/alice/go/upload', server.url), {
-      method: 'PUT', headers: { Authorization: `token ${write}` }, body,
-    })).status;
+    const put = async (body: Buffer) =>
+      (
+        await fetch(new URL('api/packages/alice/go/upload', server.url), {
+          method: 'PUT',
+          headers: { Authorization: `token ${write}` },
+          body,
+        })
+      ).status;
     expect(await put(uploaded)).toBe(201);
     expect(await put(moduleZip(both, 'v0.9.0', { 'go.mod': goMod(both) }))).toBe(201);
     expect(await (await get(`${both}/@v/list`)).text()).toBe('v0.9.0\nv1.0.0\nv1.1.0\n');
     const zip = Buffer.from(await (await get(`${both}/@v/v1.0.0.zip`)).arrayBuffer());
     expect(zip.equals(uploaded)).toBe(true);
-    expect((await zipFiles(Buffer.from(await (await get(`${both}/@v/v1.1.0.zip`)).arrayBuffer()), `${both}@v1.1.0/`))['b.go'])
-      .toContain('"tag"');
+    expect((await zipFiles(Buffer.from(await (await get(`${both}/@v/v1.1.0.zip`)).arrayBuffer()), `${both}@v1.1.0/`))['b.go']).toContain(
+      '"tag"',
+    );
     expect(JSON.parse(await (await get(`${both}/@latest`)).text()).Version).toBe('v1.1.0');
   });
 });
@@ -410,8 +443,8 @@ describe('Go module proxy disabled', () => {
       const rows = client.includes('sqlite')
         ? await db('sqlite_master').where({ type: 'table' }).select({ name: 'name' })
         : await db('information_schema.tables')
-          .where(client.includes('pg') ? { table_schema: 'public' } : { table_schema: db.raw('database()') })
-          .select({ name: 'table_name' });
+            .where(client.includes('pg') ? { table_schema: 'public' } : { table_schema: db.raw('database()') })
+            .select({ name: 'table_name' });
       const names = rows.map((r: { name: string }) => r.name);
       expect(names.length).toBeGreaterThan(5);
       expect(names.filter((n: string) => /^go_/i.test(n))).toEqual([]);

@@ -71,10 +71,14 @@ export async function goAvailable(): Promise<boolean> {
  * (created through the API) and then `tags` pushed; `commit` adds later commits and tags.
  */
 export async function moduleRepository(
-  server: TestServer, owner: { name: string; password: string }, repo: string, options: { private?: boolean } = {},
+  server: TestServer,
+  owner: { name: string; password: string },
+  repo: string,
+  options: { private?: boolean } = {},
 ) {
   const created = await server.api('POST', '/user/repos', {
-    basic: [owner.name, owner.password], body: { name: repo, private: !!options.private },
+    basic: [owner.name, owner.password],
+    body: { name: repo, private: !!options.private },
   });
   if (created.status !== 201) throw new Error(`creating ${owner.name}/${repo}: ${created.status} ${created.text}`);
   const sandbox = gitSandbox();

@@ -48,50 +48,83 @@ function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
   const common = { tag: 'miscellaneous', scopes: 'public' as const, access: 'anyone' as const };
   const ops: ApiOperation[] = [
     {
-      ...common, method: 'get', path: '/version', operationId: 'getVersion', summary: "Returns the version of the Gitea API this server speaks",
+      ...common,
+      method: 'get',
+      path: '/version',
+      operationId: 'getVersion',
+      summary: 'Returns the version of the Gitea API this server speaks',
       responses: { 200: 'ServerVersion' },
       handler: () => ok({ version: ctx.forge.version }),
     },
     {
-      ...common, tag: 'settings', method: 'get', path: '/settings/api', operationId: 'getGeneralAPISettings', summary: 'Get instance\'s global settings for api',
+      ...common,
+      tag: 'settings',
+      method: 'get',
+      path: '/settings/api',
+      operationId: 'getGeneralAPISettings',
+      summary: "Get instance's global settings for api",
       responses: { 200: 'GeneralAPISettings' },
-      handler: () => ok({
-        max_response_items: ctx.forge.api.MAX_RESPONSE_ITEMS,
-        default_paging_num: ctx.forge.api.DEFAULT_PAGING_NUM,
-        default_git_trees_per_page: ctx.forge.api.DEFAULT_GIT_TREES_PER_PAGE,
-        default_max_blob_size: ctx.forge.api.DEFAULT_MAX_BLOB_SIZE,
-      }),
+      handler: () =>
+        ok({
+          max_response_items: ctx.forge.api.MAX_RESPONSE_ITEMS,
+          default_paging_num: ctx.forge.api.DEFAULT_PAGING_NUM,
+          default_git_trees_per_page: ctx.forge.api.DEFAULT_GIT_TREES_PER_PAGE,
+          default_max_blob_size: ctx.forge.api.DEFAULT_MAX_BLOB_SIZE,
+        }),
     },
     {
-      ...common, tag: 'settings', method: 'get', path: '/settings/ui', operationId: 'getGeneralUISettings', summary: 'Get instance\'s global settings for ui',
+      ...common,
+      tag: 'settings',
+      method: 'get',
+      path: '/settings/ui',
+      operationId: 'getGeneralUISettings',
+      summary: "Get instance's global settings for ui",
       responses: { 200: 'GeneralUISettings' },
-      handler: () => ok({ default_theme: config.ui.DEFAULT_THEME, allowed_reactions: config.ui.REACTIONS, custom_emojis: config.ui.CUSTOM_EMOJIS }),
+      handler: () =>
+        ok({ default_theme: config.ui.DEFAULT_THEME, allowed_reactions: config.ui.REACTIONS, custom_emojis: config.ui.CUSTOM_EMOJIS }),
     },
     {
-      ...common, tag: 'settings', method: 'get', path: '/settings/repository', operationId: 'getGeneralRepositorySettings', summary: 'Get instance\'s global settings for repositories',
+      ...common,
+      tag: 'settings',
+      method: 'get',
+      path: '/settings/repository',
+      operationId: 'getGeneralRepositorySettings',
+      summary: "Get instance's global settings for repositories",
       responses: { 200: 'GeneralRepoSettings' },
-      handler: () => ok({
-        mirrors_disabled: config.repository.DISABLE_MIRRORS,
-        http_git_disabled: config.repository.DISABLE_HTTP_GIT,
-        migrations_disabled: config.repository.DISABLE_MIGRATIONS,
-        stars_disabled: config.repository.DISABLE_STARS,
-        time_tracking_disabled: !config.repository.ENABLE_TIME_TRACKING,
-        lfs_disabled: !config.repository.LFS_ENABLED,
-      }),
+      handler: () =>
+        ok({
+          mirrors_disabled: config.repository.DISABLE_MIRRORS,
+          http_git_disabled: config.repository.DISABLE_HTTP_GIT,
+          migrations_disabled: config.repository.DISABLE_MIGRATIONS,
+          stars_disabled: config.repository.DISABLE_STARS,
+          time_tracking_disabled: !config.repository.ENABLE_TIME_TRACKING,
+          lfs_disabled: !config.repository.LFS_ENABLED,
+        }),
     },
     {
-      ...common, tag: 'settings', method: 'get', path: '/settings/attachment', operationId: 'getGeneralAttachmentSettings', summary: 'Get instance\'s global settings for Attachment',
+      ...common,
+      tag: 'settings',
+      method: 'get',
+      path: '/settings/attachment',
+      operationId: 'getGeneralAttachmentSettings',
+      summary: "Get instance's global settings for Attachment",
       responses: { 200: 'GeneralAttachmentSettings' },
-      handler: () => ok({
-        enabled: config.attachment.ENABLED,
-        allowed_types: config.attachment.ALLOWED_TYPES,
-        max_size: config.attachment.MAX_SIZE,
-        max_files: config.attachment.MAX_FILES,
-      }),
+      handler: () =>
+        ok({
+          enabled: config.attachment.ENABLED,
+          allowed_types: config.attachment.ALLOWED_TYPES,
+          max_size: config.attachment.MAX_SIZE,
+          max_files: config.attachment.MAX_FILES,
+        }),
     },
     {
-      ...common, method: 'post', path: '/markdown', operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML',
-      body: 'MarkdownOption', responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
+      ...common,
+      method: 'post',
+      path: '/markdown',
+      operationId: 'renderMarkdown',
+      summary: 'Render a markdown document as HTML',
+      body: 'MarkdownOption',
+      responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
       handler: (req: ApiRequest<MarkdownBody>) => {
         const { Text = '', Mode = 'markdown', Context = '', Wiki = false } = req.body;
         const mode = Wiki ? 'wiki' : Mode || 'markdown';
@@ -99,24 +132,35 @@ function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
       },
     },
     {
-      ...common, method: 'post', path: '/markdown/raw', operationId: 'renderMarkdownRaw', summary: 'Render raw markdown as HTML',
-      bodyType: 'text', responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
-      handler: (req: ApiRequest<string>) => raw(200, 'text/html; charset=utf-8', renderMarkdown(req.body, 'markdown', '', ctx.forge.appUrl)),
+      ...common,
+      method: 'post',
+      path: '/markdown/raw',
+      operationId: 'renderMarkdownRaw',
+      summary: 'Render raw markdown as HTML',
+      bodyType: 'text',
+      responses: { 200: { description: 'MarkdownRender', contentType: 'text/html' } },
+      handler: (req: ApiRequest<string>) =>
+        raw(200, 'text/html; charset=utf-8', renderMarkdown(req.body, 'markdown', '', ctx.forge.appUrl)),
     },
   ];
   if (ctx.settings.nodeinfo) {
     ops.push({
-      ...common, method: 'get', path: '/nodeinfo', operationId: 'getNodeInfo', summary: 'Returns the nodeinfo of the server',
+      ...common,
+      method: 'get',
+      path: '/nodeinfo',
+      operationId: 'getNodeInfo',
+      summary: 'Returns the nodeinfo of the server',
       responses: { 200: 'NodeInfo' },
-      handler: async () => ok({
-        version: '2.1',
-        software: { name: 'hearth', version: ctx.forge.version, repository: '', homepage: ctx.forge.appUrl },
-        protocols: ['activitypub'],
-        services: { inbound: [], outbound: ['rss2.0'] },
-        openRegistrations: false,
-        usage: { users: await ctx.users.stats(), localPosts: 0, localComments: 0 },
-        metadata: {},
-      }),
+      handler: async () =>
+        ok({
+          version: '2.1',
+          software: { name: 'hearth', version: ctx.forge.version, repository: '', homepage: ctx.forge.appUrl },
+          protocols: ['activitypub'],
+          services: { inbound: [], outbound: ['rss2.0'] },
+          openRegistrations: false,
+          usage: { users: await ctx.users.stats(), localPosts: 0, localComments: 0 },
+          metadata: {},
+        }),
     });
   }
   return ops;

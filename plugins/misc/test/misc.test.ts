@@ -20,13 +20,23 @@ test('GET /version reports the Gitea API version spoken, with Hearth as build me
 
 test('settings endpoints reflect the configuration', async () => {
   expect((await server.api('GET', '/settings/api')).body).toEqual({
-    max_response_items: 40, default_paging_num: 30, default_git_trees_per_page: 1000, default_max_blob_size: 10485760,
+    max_response_items: 40,
+    default_paging_num: 30,
+    default_git_trees_per_page: 1000,
+    default_max_blob_size: 10485760,
   });
   expect((await server.api('GET', '/settings/ui')).body).toEqual({
-    default_theme: 'gitea-auto', allowed_reactions: ['+1', 'tada'], custom_emojis: ['git', 'gitea', 'codeberg', 'gitlab', 'github', 'gogs'],
+    default_theme: 'gitea-auto',
+    allowed_reactions: ['+1', 'tada'],
+    custom_emojis: ['git', 'gitea', 'codeberg', 'gitlab', 'github', 'gogs'],
   });
   expect((await server.api('GET', '/settings/repository')).body).toEqual({
-    mirrors_disabled: false, http_git_disabled: false, migrations_disabled: false, stars_disabled: true, time_tracking_disabled: false, lfs_disabled: true,
+    mirrors_disabled: false,
+    http_git_disabled: false,
+    migrations_disabled: false,
+    stars_disabled: true,
+    time_tracking_disabled: false,
+    lfs_disabled: true,
   });
   const attachment = (await server.api('GET', '/settings/attachment')).body;
   expect(attachment).toMatchObject({ enabled: true, max_size: 4, max_files: 9 });
@@ -50,7 +60,9 @@ test('markdown modes: comment breaks lines; Context resolves relative links; wik
   expect(comment.text).toContain('one<br>');
   const plain = await server.api('POST', '/markdown', { body: { Text: 'one\ntwo', Mode: 'markdown' } });
   expect(plain.text).not.toContain('<br>');
-  const rel = await server.api('POST', '/markdown', { body: { Text: '[doc](docs/a.md) [abs](https://example.com/x) [top](#top)', Context: '/owner/repo' } });
+  const rel = await server.api('POST', '/markdown', {
+    body: { Text: '[doc](docs/a.md) [abs](https://example.com/x) [top](#top)', Context: '/owner/repo' },
+  });
   expect(rel.text).toContain(`href="${server.url}owner/repo/docs/a.md"`);
   expect(rel.text).toContain('href="https://example.com/x"');
   expect(rel.text).toContain('href="#top"');

@@ -1,6 +1,6 @@
 /** Go's time.Duration text ("8h0m0s", "1h30m", "90s", "0"), as Gitea reads and writes mirror intervals. */
 
-const UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+const UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
 /** Seconds (whole, rounded down) of a Go duration string, or null when it is not one. Negative durations are refused. */
 export function parseGoDuration(text: string): number | null {

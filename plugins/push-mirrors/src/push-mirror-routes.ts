@@ -1,7 +1,18 @@
 import crypto from 'node:crypto';
 import {
-  ApiError, OWNER_REPO_PARAMS, isUniqueViolation, noContent, nowUnix, ok, ownerRepoParams, unixToIso,
-  type ApiOperation, type ApiRequest, type PluginContext, type RepositoryTarget, type SecretSealer,
+  ApiError,
+  OWNER_REPO_PARAMS,
+  isUniqueViolation,
+  noContent,
+  nowUnix,
+  ok,
+  ownerRepoParams,
+  unixToIso,
+  type ApiOperation,
+  type ApiRequest,
+  type PluginContext,
+  type RepositoryTarget,
+  type SecretSealer,
 } from '@hearth/plugin-api';
 import { formatGoDuration, parseGoDuration } from './duration';
 import { credentialContext, requestSync, toPushMirror, type PushMirrorRow, type RemoteCredentials } from './push-mirror-store';
@@ -101,24 +112,42 @@ export function pushMirrorOperations(ctx: PluginContext, worker: PushMirrorWorke
   };
 
   const base = {
-    tag: 'repository', scopes: ['repository'] as ['repository'], auth: 'required' as const, access: { repo: { need: 'admin' } } as const,
+    tag: 'repository',
+    scopes: ['repository'] as ['repository'],
+    auth: 'required' as const,
+    access: { repo: { need: 'admin' } } as const,
   };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoListPushMirrors',
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/push_mirrors',
+      operationId: 'repoListPushMirrors',
       summary: 'Get all push mirrors of the repository',
-      params: OWNER_REPO_PARAMS, paged: true, responses: { 200: PUSH_MIRROR_LIST, 400: 'APIError', 403: 'APIError' },
+      params: OWNER_REPO_PARAMS,
+      paged: true,
+      responses: { 200: PUSH_MIRROR_LIST, 400: 'APIError', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const r = open(req);
         const q = db('push_mirror').where('repo_id', r.id);
         const [{ n }] = await q.clone().count({ n: '*' });
         const rows = (await q.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit)).map(toPushMirror);
-        return http.paged(req, rows.map((m) => mirrorToApi(r, m)), Number(n));
+        return http.paged(
+          req,
+          rows.map((m) => mirrorToApi(r, m)),
+          Number(n),
+        );
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoAddPushMirror',
-      summary: 'add a push mirror to the repository', params: OWNER_REPO_PARAMS, body: 'CreatePushMirrorOption', bodyRequired: true,
+      ...base,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/push_mirrors',
+      operationId: 'repoAddPushMirror',
+      summary: 'add a push mirror to the repository',
+      params: OWNER_REPO_PARAMS,
+      body: 'CreatePushMirrorOption',
+      bodyRequired: true,
       responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreatePushMirrorBody, unknown, RepoParams>) => {
         const r = open(req);
@@ -152,18 +181,26 @@ export function pushMirrorOperations(ctx: PluginContext, worker: PushMirrorWorke
       },
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/push_mirrors/{name}', operationId: 'repoGetPushMirrorByRemoteName',
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/push_mirrors/{name}',
+      operationId: 'repoGetPushMirrorByRemoteName',
       summary: 'Get push mirror of the repository by remoteName',
-      params: NAME_PARAMS, responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 404: 'APIError' },
+      params: NAME_PARAMS,
+      responses: { 200: 'PushMirror', 400: 'APIError', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
         const r = open(req);
         return ok(mirrorToApi(r, await byName(r, req.params.name)));
       },
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/push_mirrors/{name}', operationId: 'repoDeletePushMirror',
+      ...base,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/push_mirrors/{name}',
+      operationId: 'repoDeletePushMirror',
       summary: 'deletes a push mirror from a repository by remoteName',
-      params: NAME_PARAMS, responses: { 204: { description: 'empty' }, 400: 'APIError', 403: 'APIError', 404: 'APIError' },
+      params: NAME_PARAMS,
+      responses: { 204: { description: 'empty' }, 400: 'APIError', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
         const r = open(req);
         const gone = await db('push_mirror').where({ repo_id: r.id, remote_name: req.params.name }).delete();
@@ -172,9 +209,13 @@ export function pushMirrorOperations(ctx: PluginContext, worker: PushMirrorWorke
       },
     },
     {
-      ...base, method: 'post', path: '/repos/{owner}/{repo}/push_mirrors-sync', operationId: 'repoPushMirrorSync',
+      ...base,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/push_mirrors-sync',
+      operationId: 'repoPushMirrorSync',
       summary: 'Sync all push mirrored repository (queued: the pushes run in the background; see last_update and last_error)',
-      params: OWNER_REPO_PARAMS, responses: { 200: { description: 'empty' }, 400: 'APIError', 403: 'APIError' },
+      params: OWNER_REPO_PARAMS,
+      responses: { 200: { description: 'empty' }, 400: 'APIError', 403: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const r = open(req);
         if (await requestSync(db, (q) => q.where('repo_id', r.id))) worker.wake();

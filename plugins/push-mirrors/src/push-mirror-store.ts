@@ -26,7 +26,16 @@ export interface RemoteCredentials {
 
 /** A database row as numbers and booleans (0/1 on SQLite/MariaDB, bigint strings on PostgreSQL). */
 export const toPushMirror = rowReader<PushMirrorRow>({
-  numbers: ['id', 'repo_id', 'interval_seconds', 'next_update_unix', 'sync_requested', 'locked_until_unix', 'last_update_unix', 'created_unix'],
+  numbers: [
+    'id',
+    'repo_id',
+    'interval_seconds',
+    'next_update_unix',
+    'sync_requested',
+    'locked_until_unix',
+    'last_update_unix',
+    'created_unix',
+  ],
   booleans: ['sync_on_commit'],
   strings: ['last_error'],
 });
@@ -49,9 +58,9 @@ export async function dueMirrors(db: Knex, limit: number): Promise<PushMirrorRow
   const now = nowUnix();
   const rows = await db('push_mirror')
     .where('locked_until_unix', '<', now)
-    .andWhere((q) => q
-      .where('sync_requested', '>', 0)
-      .orWhere((p) => p.where('interval_seconds', '>', 0).andWhere('next_update_unix', '<=', now)))
+    .andWhere((q) =>
+      q.where('sync_requested', '>', 0).orWhere((p) => p.where('interval_seconds', '>', 0).andWhere('next_update_unix', '<=', now)),
+    )
     .orderBy('id')
     .limit(limit);
   return rows.map(toPushMirror);

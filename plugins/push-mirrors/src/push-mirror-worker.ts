@@ -88,7 +88,9 @@ export class PushMirrorWorker {
   private async serve(candidate: PushMirrorRow): Promise<boolean> {
     const { db } = this.deps.ctx;
     const now = nowUnix();
-    const claimed = await db('push_mirror').where('id', candidate.id).where('locked_until_unix', '<', now)
+    const claimed = await db('push_mirror')
+      .where('id', candidate.id)
+      .where('locked_until_unix', '<', now)
       .update({ locked_until_unix: now + LEASE_SECONDS });
     if (!claimed) return false;
     const fresh = await db('push_mirror').where('id', candidate.id).first();
@@ -108,14 +110,16 @@ export class PushMirrorWorker {
     }
     const done = nowUnix();
     const interval = Number(fresh.interval_seconds ?? 0);
-    await db('push_mirror').where('id', candidate.id).update({
-      last_update_unix: done,
-      last_error: error,
-      next_update_unix: interval > 0 ? done + interval : 0,
-      // Requests that arrived during the push stay counted: they get a push of their own.
-      sync_requested: db.raw('CASE WHEN sync_requested > ? THEN sync_requested - ? ELSE 0 END', [requested, requested]),
-      locked_until_unix: 0,
-    });
+    await db('push_mirror')
+      .where('id', candidate.id)
+      .update({
+        last_update_unix: done,
+        last_error: error,
+        next_update_unix: interval > 0 ? done + interval : 0,
+        // Requests that arrived during the push stay counted: they get a push of their own.
+        sync_requested: db.raw('CASE WHEN sync_requested > ? THEN sync_requested - ? ELSE 0 END', [requested, requested]),
+        locked_until_unix: 0,
+      });
     return true;
   }
 
@@ -150,7 +154,10 @@ export class PushMirrorWorker {
       gitConfig.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
     }
     const env: Record<string, string> = {
-      GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_COUNT: String(gitConfig.length), GIT_ASKPASS: '', SSH_ASKPASS: '',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_COUNT: String(gitConfig.length),
+      GIT_ASKPASS: '',
+      SSH_ASKPASS: '',
     };
     gitConfig.forEach(([key, value], i) => {
       env[`GIT_CONFIG_KEY_${i}`] = key;
@@ -188,7 +195,10 @@ export class PushMirrorWorker {
     if (code === 0) return;
     if (this.stopped) throw new ShutdownAbort();
     if (timedOut) throw new Error(`git push timed out after ${PUSH_TIMEOUT_MS / 1000} s`);
-    const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     throw new Error(`git push (mirror) failed (exit ${code < 0 ? 'signal' : code}): ${lines.slice(-5).join(' | ') || 'no message'}`);
   }
 }

@@ -19,7 +19,9 @@ export default definePlugin<RpmSettings>({
     properties: {
       maxUploadSize: { type: 'integer', minimum: 1024, default: 1024 * 1024 * 1024, description: 'largest .rpm upload in bytes' },
       signPackages: {
-        type: 'boolean', default: true, description: "sign each uploaded package's header with the owner's key (for gpgcheck=1)",
+        type: 'boolean',
+        default: true,
+        description: "sign each uploaded package's header with the owner's key (for gpgcheck=1)",
       },
     },
   },

@@ -80,7 +80,10 @@ export function packageFragments(m: RpmPackageMetadata, stored: StoredRpm): Pack
     dependencyList('suggests', m.suggests),
     dependencyList('supplements', m.supplements),
     dependencyList('enhances', m.enhances),
-    m.files.filter((f) => isPrimaryFile(f.path)).map(fileElement).join(''),
+    m.files
+      .filter((f) => isPrimaryFile(f.path))
+      .map(fileElement)
+      .join(''),
     '</format>',
     '</package>\n',
   ].join('');
@@ -126,16 +129,18 @@ export function dataFile(type: DataType, fragments: string[]): DataFile {
 
 /** repomd.xml naming the data files; `revision`/`timestamp` are the generation's time. */
 export function repomd(files: DataFile[], revision: number): string {
-  const data = files.map((f) => [
-    `  <data type="${f.type}">`,
-    `    <checksum type="sha256">${f.sha256}</checksum>`,
-    `    <open-checksum type="sha256">${f.openSha256}</open-checksum>`,
-    `    <location href="repodata/${f.name}"/>`,
-    `    <timestamp>${revision}</timestamp>`,
-    `    <size>${f.gz.length}</size>`,
-    `    <open-size>${f.openSize}</open-size>`,
-    '  </data>',
-  ].join('\n'));
+  const data = files.map((f) =>
+    [
+      `  <data type="${f.type}">`,
+      `    <checksum type="sha256">${f.sha256}</checksum>`,
+      `    <open-checksum type="sha256">${f.openSha256}</open-checksum>`,
+      `    <location href="repodata/${f.name}"/>`,
+      `    <timestamp>${revision}</timestamp>`,
+      `    <size>${f.gz.length}</size>`,
+      `    <open-size>${f.openSize}</open-size>`,
+      '  </data>',
+    ].join('\n'),
+  );
   return [
     XML_DECLARATION.trimEnd(),
     '<repomd xmlns="http://linux.duke.edu/metadata/repo" xmlns:rpm="http://linux.duke.edu/metadata/rpm">',

@@ -65,7 +65,9 @@ export class RpmRepositories {
     const { packages, db } = this.ctx;
     const limit = this.ctx.settings.maxUploadSize;
     const spooled = await this.ctx.packages.spool(req, {
-      maxBytes: limit, tooLarge: `the package is larger than ${limit} bytes`, empty: 'the request body is empty: send the package file',
+      maxBytes: limit,
+      tooLarge: `the package is larger than ${limit} bytes`,
+      empty: 'the request body is empty: send the package file',
     });
     try {
       const handle = await fs.promises.open(spooled.path, 'r');
@@ -98,35 +100,52 @@ export class RpmRepositories {
         metadata = { ...metadata, headerStart: metadata.headerStart + shift, headerEnd: metadata.headerEnd + shift };
       }
       const rest = fs.createReadStream(spooled.path, { start: restStart });
-      const body = Readable.from((async function* () {
-        if (prefix.length) yield prefix;
-        yield* rest;
-      })());
-      const { file, version } = await packages.upload({
-        ownerId: owner.id,
-        type: TYPE,
-        name: metadata.name,
-        version: registryVersion(metadata),
-        filename: rpmFileName(metadata),
-        compositeKey: group,
-        body,
-        declaredSize: prefix.length + spooled.size - restStart,
-        isLead: true,
-        metadata: {
-          summary: metadata.summary, description: metadata.description, url: metadata.url, license: metadata.license,
-          epoch: metadata.epoch, version: metadata.version, release: metadata.release,
-        },
-        semverCompatible: false,
-        actor,
-      }).finally(() => rest.destroy());
+      const body = Readable.from(
+        (async function* () {
+          if (prefix.length) yield prefix;
+          yield* rest;
+        })(),
+      );
+      const { file, version } = await packages
+        .upload({
+          ownerId: owner.id,
+          type: TYPE,
+          name: metadata.name,
+          version: registryVersion(metadata),
+          filename: rpmFileName(metadata),
+          compositeKey: group,
+          body,
+          declaredSize: prefix.length + spooled.size - restStart,
+          isLead: true,
+          metadata: {
+            summary: metadata.summary,
+            description: metadata.description,
+            url: metadata.url,
+            license: metadata.license,
+            epoch: metadata.epoch,
+            version: metadata.version,
+            release: metadata.release,
+          },
+          semverCompatible: false,
+          actor,
+        })
+        .finally(() => rest.destroy());
 
       const stored = { sha256: file.hashes.sha256, size: file.size, href: packageHref(metadata), time: nowUnix() };
       const fragments = packageFragments(metadata, stored);
       try {
         await db(FILES_TABLE).insert({
-          owner_id: owner.id, group_name: group, version_id: version.id, file_id: file.id, name: metadata.name,
-          version: version.version, arch: metadata.arch, primary_xml: fragments.primary, filelists_xml: fragments.filelists,
-          other_xml: fragments.other, created_unix: nowUnix(),
+          owner_id: owner.id,
+          group_name: group,
+          version_id: version.id,
+          file_id: file.id,
+          name: metadata.name,
+          version: version.version,
+          arch: metadata.arch,
+          primary_xml: fragments.primary,
+          filelists_xml: fragments.filelists,
+          other_xml: fragments.other,
+          created_unix: nowUnix(),
         });
       } catch (err) {
         // Without its row the file would be stored but never indexed: take it back.
@@ -143,7 +162,8 @@ export class RpmRepositories {
   /** The stored file of `name`/`version`/`arch` in `group`, or 404. */
   async findFile(ownerId: number, group: string, name: string, version: string, arch: string): Promise<PackageFileInfo> {
     const { packages } = this.ctx;
-    const row: FileRow | undefined = await this.ctx.db(FILES_TABLE)
+    const row: FileRow | undefined = await this.ctx
+      .db(FILES_TABLE)
       .where({ owner_id: ownerId, group_name: group, name, version, arch })
       .first();
     const found = row ? (await packages.listFiles(row.version_id)).find((f) => f.id === Number(row.file_id)) : undefined;
@@ -187,12 +207,18 @@ export class RpmRepositories {
   }
 
   private async build(ownerId: number, group: string): Promise<RepoSnapshot> {
-    const rows: FileRow[] = await this.ctx.db(FILES_TABLE)
+    const rows: FileRow[] = await this.ctx
+      .db(FILES_TABLE)
       .where({ owner_id: ownerId, group_name: group })
       .orderBy([{ column: 'name' }, { column: 'version' }, { column: 'arch' }, { column: 'id' }])
       .select('primary_xml', 'filelists_xml', 'other_xml');
     const columns = { primary: 'primary_xml', filelists: 'filelists_xml', other: 'other_xml' } as const;
-    const files = DATA_TYPES.map((type) => dataFile(type, rows.map((r) => r[columns[type]])));
+    const files = DATA_TYPES.map((type) =>
+      dataFile(
+        type,
+        rows.map((r) => r[columns[type]]),
+      ),
+    );
     const revision = nowUnix();
     const document = Buffer.from(repomd(files, revision), 'utf8');
     const key = await this.ctx.packages.signingKeys.openpgp(ownerId, TYPE);

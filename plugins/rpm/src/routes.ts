@@ -14,7 +14,10 @@ const DATA_FILE = /^(?:[0-9a-f]{64}-)?(?:primary|filelists|other)\.xml\.gz$/;
 
 function decodeSegments(path: string): string[] {
   try {
-    return path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    return path
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
   } catch {
     throw ApiError.badRequest('malformed percent-encoding in the path');
   }

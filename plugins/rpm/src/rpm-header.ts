@@ -132,7 +132,10 @@ export class HeaderReader {
   strings(tag: number): string[] {
     const e = this.header.entries.get(tag);
     if (!e || (e.type !== TagType.StringArray && e.type !== TagType.String && e.type !== TagType.I18nString)) return [];
-    return e.data.toString('utf8').split('\0').slice(0, e.type === TagType.String ? 1 : e.count);
+    return e.data
+      .toString('utf8')
+      .split('\0')
+      .slice(0, e.type === TagType.String ? 1 : e.count);
   }
 
   numbers(tag: number): number[] {

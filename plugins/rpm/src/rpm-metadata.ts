@@ -2,15 +2,57 @@ import { HeaderReader, RpmFormatError, type RpmLayout } from './rpm-header';
 
 /** Main header tags the repository metadata needs (rpm's `rpmtag.h`). */
 const Tag = {
-  Name: 1000, Version: 1001, Release: 1002, Epoch: 1003, Summary: 1004, Description: 1005, BuildTime: 1006, BuildHost: 1007,
-  Size: 1009, Vendor: 1011, License: 1014, Packager: 1015, Group: 1016, Url: 1020, Arch: 1022, FileModes: 1030,
-  FileFlags: 1037, SourceRpm: 1044, ArchiveSize: 1046, ProvideName: 1047, RequireFlags: 1048, RequireName: 1049,
-  RequireVersion: 1050, ConflictFlags: 1053, ConflictName: 1054, ConflictVersion: 1055, ChangelogTime: 1080,
-  ChangelogName: 1081, ChangelogText: 1082, ObsoleteName: 1090, ProvideFlags: 1112, ProvideVersion: 1113,
-  ObsoleteFlags: 1114, ObsoleteVersion: 1115, DirIndexes: 1116, BaseNames: 1117, DirNames: 1118, LongSize: 5009,
-  LongArchiveSize: 271, RecommendName: 5046, RecommendVersion: 5047, RecommendFlags: 5048, SuggestName: 5049,
-  SuggestVersion: 5050, SuggestFlags: 5051, SupplementName: 5052, SupplementVersion: 5053, SupplementFlags: 5054,
-  EnhanceName: 5055, EnhanceVersion: 5056, EnhanceFlags: 5057,
+  Name: 1000,
+  Version: 1001,
+  Release: 1002,
+  Epoch: 1003,
+  Summary: 1004,
+  Description: 1005,
+  BuildTime: 1006,
+  BuildHost: 1007,
+  Size: 1009,
+  Vendor: 1011,
+  License: 1014,
+  Packager: 1015,
+  Group: 1016,
+  Url: 1020,
+  Arch: 1022,
+  FileModes: 1030,
+  FileFlags: 1037,
+  SourceRpm: 1044,
+  ArchiveSize: 1046,
+  ProvideName: 1047,
+  RequireFlags: 1048,
+  RequireName: 1049,
+  RequireVersion: 1050,
+  ConflictFlags: 1053,
+  ConflictName: 1054,
+  ConflictVersion: 1055,
+  ChangelogTime: 1080,
+  ChangelogName: 1081,
+  ChangelogText: 1082,
+  ObsoleteName: 1090,
+  ProvideFlags: 1112,
+  ProvideVersion: 1113,
+  ObsoleteFlags: 1114,
+  ObsoleteVersion: 1115,
+  DirIndexes: 1116,
+  BaseNames: 1117,
+  DirNames: 1118,
+  LongSize: 5009,
+  LongArchiveSize: 271,
+  RecommendName: 5046,
+  RecommendVersion: 5047,
+  RecommendFlags: 5048,
+  SuggestName: 5049,
+  SuggestVersion: 5050,
+  SuggestFlags: 5051,
+  SupplementName: 5052,
+  SupplementVersion: 5053,
+  SupplementFlags: 5054,
+  EnhanceName: 5055,
+  EnhanceVersion: 5056,
+  EnhanceFlags: 5057,
 } as const;
 
 const SENSE_LESS = 0x02;
@@ -82,12 +124,18 @@ export interface RpmPackageMetadata {
 
 function senseName(flags: number): string | undefined {
   switch (flags & (SENSE_LESS | SENSE_GREATER | SENSE_EQUAL)) {
-    case SENSE_EQUAL: return 'EQ';
-    case SENSE_LESS: return 'LT';
-    case SENSE_GREATER: return 'GT';
-    case SENSE_LESS | SENSE_EQUAL: return 'LE';
-    case SENSE_GREATER | SENSE_EQUAL: return 'GE';
-    default: return undefined;
+    case SENSE_EQUAL:
+      return 'EQ';
+    case SENSE_LESS:
+      return 'LT';
+    case SENSE_GREATER:
+      return 'GT';
+    case SENSE_LESS | SENSE_EQUAL:
+      return 'LE';
+    case SENSE_GREATER | SENSE_EQUAL:
+      return 'GE';
+    default:
+      return undefined;
   }
 }
 
@@ -163,11 +211,15 @@ export function packageMetadata(layout: RpmLayout): RpmPackageMetadata {
   if (!RPM_VERSION.test(release)) throw new RpmFormatError(`invalid package release "${release}"`);
   const sourceRpm = h.string(Tag.SourceRpm) ?? '';
   // A source package has no SOURCERPM tag; its header arch is the build arch.
-  const arch = h.has(Tag.SourceRpm) ? h.string(Tag.Arch) ?? '' : 'src';
+  const arch = h.has(Tag.SourceRpm) ? (h.string(Tag.Arch) ?? '') : 'src';
   if (!RPM_ARCH.test(arch)) throw new RpmFormatError(`invalid package architecture "${arch}"`);
   const epochNumber = h.number(Tag.Epoch);
   return {
-    name, version, release, arch, sourceRpm,
+    name,
+    version,
+    release,
+    arch,
+    sourceRpm,
     epoch: String(epochNumber ?? 0),
     summary: h.string(Tag.Summary) ?? '',
     description: h.string(Tag.Description) ?? '',

@@ -30,9 +30,13 @@ describe('rpm registry with dnf and rpm', () => {
     return {
       root,
       args: [
-        `--config=${config}`, `--installroot=${root}`, '--releasever=1', `--setopt=reposdir=${reposdir}`,
+        `--config=${config}`,
+        `--installroot=${root}`,
+        '--releasever=1',
+        `--setopt=reposdir=${reposdir}`,
         `--setopt=cachedir=${path.join(dir, 'cache')}`,
-        '-y', '-q',
+        '-y',
+        '-q',
       ],
     };
   }
@@ -98,8 +102,10 @@ describe('rpm registry with dnf and rpm', () => {
     const bob = await server.user('bob');
     const bobKey = await fetch(new URL('api/packages/bob/rpm/repository.key', server.url));
     expect(bobKey.status).toBe(200);
-    const repoFile = (await (await fetch(new URL('api/packages/alice/rpm/el9.repo', server.url))).text())
-      .replace(/gpgkey=.*/, `gpgkey=${server.url}api/packages/${bob.name}/rpm/repository.key`);
+    const repoFile = (await (await fetch(new URL('api/packages/alice/rpm/el9.repo', server.url))).text()).replace(
+      /gpgkey=.*/,
+      `gpgkey=${server.url}api/packages/${bob.name}/rpm/repository.key`,
+    );
     const { args } = sandbox('wrong-key', repoFile);
     const result = await dnf([...args, 'makecache']);
     expect(result.code).not.toBe(0);

@@ -151,10 +151,18 @@ describe('rpm registry', () => {
     expect((await metadata('')).primary).not.toContain('2.0');
 
     const repo = await (await req('GET', 'alice/rpm/el9/stable.repo')).text();
-    expect(repo).toBe([
-      '[alice-el9-stable]', `name=alice el9/stable (Hearth)`, `baseurl=${server.url}api/packages/alice/rpm/el9/stable`, 'enabled=1',
-      'gpgcheck=1', 'repo_gpgcheck=1', `gpgkey=${server.url}api/packages/alice/rpm/repository.key`, '',
-    ].join('\n'));
+    expect(repo).toBe(
+      [
+        '[alice-el9-stable]',
+        `name=alice el9/stable (Hearth)`,
+        `baseurl=${server.url}api/packages/alice/rpm/el9/stable`,
+        'enabled=1',
+        'gpgcheck=1',
+        'repo_gpgcheck=1',
+        `gpgkey=${server.url}api/packages/alice/rpm/repository.key`,
+        '',
+      ].join('\n'),
+    );
     // Gitea's root repository config URL, served in place behind the package guard.
     const rootRepo = await req('GET', 'alice/rpm.repo');
     expect(rootRepo.status).toBe(200);

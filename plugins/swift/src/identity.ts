@@ -38,5 +38,9 @@ export function byPrecedenceDescending<T extends { version: string }>(items: T[]
 
 /** The URL form `identifiers?url=` compares: case-insensitive, without a trailing slash or `.git`. */
 export function normalizeRepositoryUrl(url: string): string {
-  return url.trim().toLowerCase().replace(/\/+$/, '').replace(/\.git$/, '');
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
 }

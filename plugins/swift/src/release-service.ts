@@ -244,7 +244,10 @@ export function releaseService(ctx: PluginContext<SwiftSettings>) {
       throw err;
     } finally {
       sink?.abort();
-      await sink?.spooled.then((spooled) => spooled.cleanup(), () => undefined);
+      await sink?.spooled.then(
+        (spooled) => spooled.cleanup(),
+        () => undefined,
+      );
     }
   }
 

@@ -11,7 +11,10 @@ const SWIFT_VERSION = /^\d+(?:\.\d+){0,2}$/;
 /** SE-0292 §3.3: errors are RFC 7807 problem details. */
 function problem(res: Response, status: number, detail: string, headers?: Record<string, string>): void {
   if (headers) res.set(headers);
-  res.status(status).set({ ...CONTENT_VERSION, 'Content-Language': 'en' }).type('application/problem+json');
+  res
+    .status(status)
+    .set({ ...CONTENT_VERSION, 'Content-Language': 'en' })
+    .type('application/problem+json');
   res.send(JSON.stringify({ status, title: titleOf(status), detail }));
 }
 

@@ -162,7 +162,10 @@ describe('swift registry (SE-0292)', () => {
     expect(
       (await writer.publish('dup', 'Thing', '2.0.0', { archive: sourceArchive('Thing'), signature, signatureFormat: 'cms-1.0.0' })).status,
     ).toBe(201);
-    for (const [scope, name] of [['dup', 'Thing'], ['DUP', 'thing']]) {
+    for (const [scope, name] of [
+      ['dup', 'Thing'],
+      ['DUP', 'thing'],
+    ]) {
       const problem = await SwiftRegistryClient.problem(
         await writer.publish(scope, name, '2.0.0', { archive: sourceArchive('Thing', {}, 'changed\n') }),
       );

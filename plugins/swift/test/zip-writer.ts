@@ -8,8 +8,10 @@ export function makeZip(entries: { name: string; content: string | Buffer; store
 }
 
 export function manifest(toolsVersion: string, name: string): string {
-  return `// swift-tools-version:${toolsVersion}\nimport PackageDescription\n\n` +
-    `let package = Package(name: "${name}", targets: [.target(name: "${name}")])\n`;
+  return (
+    `// swift-tools-version:${toolsVersion}\nimport PackageDescription\n\n` +
+    `let package = Package(name: "${name}", targets: [.target(name: "${name}")])\n`
+  );
 }
 
 /** A source archive as `swift package archive-source` makes it: `<Name>/Package.swift`, sources, optional version-specific manifests. */

@@ -51,8 +51,13 @@ export async function enqueue(db: Knex, hooks: WebhookRow[], eventType: string, 
   const payload = JSON.stringify(envelope);
   const now = Date.now();
   const rows = hooks.map((h) => ({
-    uuid: crypto.randomUUID(), hook_id: h.id, repo_id: envelope.repoId ?? 0, event_type: eventType, payload,
-    next_attempt: now, created: now,
+    uuid: crypto.randomUUID(),
+    hook_id: h.id,
+    repo_id: envelope.repoId ?? 0,
+    event_type: eventType,
+    payload,
+    next_attempt: now,
+    created: now,
   }));
   await db('hook_task').insert(rows);
   return rows.length;
@@ -77,7 +82,11 @@ export class Deliverer {
   private pumping = false;
   private again = false;
 
-  constructor(private readonly ctx: PluginContext, private readonly headers: HeaderSealer, private readonly log: Logger) {
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly headers: HeaderSealer,
+    private readonly log: Logger,
+  ) {
     this.builder = new PayloadBuilder(ctx);
   }
 
@@ -86,7 +95,10 @@ export class Deliverer {
     const w = this.ctx.forge.raw.webhook as WebhookSection;
     const timeoutMs = Math.round(w.DELIVER_TIMEOUT * 1000);
     return {
-      workers: w.WORKERS, timeoutMs, maxAttempts: w.MAX_ATTEMPTS, backoffMs: Math.round(w.RETRY_BACKOFF * 1000),
+      workers: w.WORKERS,
+      timeoutMs,
+      maxAttempts: w.MAX_ATTEMPTS,
+      backoffMs: Math.round(w.RETRY_BACKOFF * 1000),
       pollMs: Math.max(10, Math.round(w.POLL_INTERVAL * 1000)),
       // Long enough for one attempt with its payload built; then the row is another worker's.
       leaseMs: timeoutMs * 2 + 5000,
@@ -173,14 +185,22 @@ export class Deliverer {
   private async claim(n: number): Promise<TaskRow[]> {
     const { db } = this.ctx;
     const now = Date.now();
-    const due = (await db('hook_task')
-      .where('is_delivered', false).where('next_attempt', '<=', now).where('claimed_until', '<', now)
-      .orderBy('next_attempt').orderBy('id').limit(n)).map(toTask);
+    const due = (
+      await db('hook_task')
+        .where('is_delivered', false)
+        .where('next_attempt', '<=', now)
+        .where('claimed_until', '<', now)
+        .orderBy('next_attempt')
+        .orderBy('id')
+        .limit(n)
+    ).map(toTask);
     if (due.length === 0) return [];
     const ids = due.map((t) => t.id);
     const token = crypto.randomUUID();
     const claimed = await db('hook_task')
-      .whereIn('id', ids).where('is_delivered', false).where('claimed_until', '<', now)
+      .whereIn('id', ids)
+      .where('is_delivered', false)
+      .where('claimed_until', '<', now)
       .update({ claimed_until: now + this.settings.leaseMs, claim_token: token });
     if (!claimed) return [];
     // All of them (the usual case): the rows read are ours. Otherwise another worker won some.
@@ -192,7 +212,11 @@ export class Deliverer {
     const now = Date.now();
     const hit = this.hookCache.get(id);
     if (hit && now - hit.at < 2000) return hit.hook;
-    const hook = this.ctx.db('webhook').where('id', id).first().then((raw: unknown) => (raw ? toWebhook(raw) : null));
+    const hook = this.ctx
+      .db('webhook')
+      .where('id', id)
+      .first()
+      .then((raw: unknown) => (raw ? toWebhook(raw) : null));
     this.hookCache.set(id, { at: now, hook });
     hook.catch(() => this.hookCache.delete(id));
     return hook;
@@ -247,12 +271,21 @@ export class Deliverer {
       const res = await this.ctx.outbound.request(url, options, 'webhook');
       const duration = Date.now() - started;
       const responseInfo = {
-        status: res.status, headers: flatten(res.headers), body: res.body, truncated: res.truncated, duration_ms: duration,
+        status: res.status,
+        headers: flatten(res.headers),
+        body: res.body,
+        truncated: res.truncated,
+        duration_ms: duration,
       };
       if (res.status >= 200 && res.status < 300) {
         await finish({
-          ...keep, request_info: JSON.stringify(requestInfo), response_info: JSON.stringify(responseInfo),
-          is_delivered: true, is_succeed: true, attempts: task.attempts + 1, delivered: Date.now(),
+          ...keep,
+          request_info: JSON.stringify(requestInfo),
+          response_info: JSON.stringify(responseInfo),
+          is_delivered: true,
+          is_succeed: true,
+          attempts: task.attempts + 1,
+          delivered: Date.now(),
         });
       } else {
         await finish({ ...keep, ...this.failure(task, responseInfo, requestInfo, true) });
@@ -301,7 +334,10 @@ export class Deliverer {
   }
 
   private failure(
-    task: TaskRow, responseInfo: Record<string, unknown>, requestInfo: Record<string, unknown> | null, retry: boolean,
+    task: TaskRow,
+    responseInfo: Record<string, unknown>,
+    requestInfo: Record<string, unknown> | null,
+    retry: boolean,
   ): Record<string, unknown> {
     const s = this.settings;
     const attempts = task.attempts + 1;

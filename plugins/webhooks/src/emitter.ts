@@ -7,11 +7,13 @@ import { shortRef, type Envelope } from './payloads';
 
 /** Active hooks that see events of a repository (its own, its owner's, the system's) or of an owner. */
 export async function hooksFor(db: Knex, repoId: number, ownerId: number): Promise<WebhookRow[]> {
-  const rows = await db('webhook').where('is_active', true).where((b) => {
-    b.where('is_system_webhook', true);
-    if (repoId) b.orWhere('repo_id', repoId);
-    if (ownerId) b.orWhere((o) => o.where({ repo_id: 0, owner_id: ownerId, is_system_webhook: false }));
-  });
+  const rows = await db('webhook')
+    .where('is_active', true)
+    .where((b) => {
+      b.where('is_system_webhook', true);
+      if (repoId) b.orWhere('repo_id', repoId);
+      if (ownerId) b.orWhere((o) => o.where({ repo_id: 0, owner_id: ownerId, is_system_webhook: false }));
+    });
   return rows.map(toWebhook);
 }
 

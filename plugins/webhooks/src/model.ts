@@ -9,17 +9,54 @@ export type HookType = (typeof HOOK_TYPES)[number];
  * chooses the three review events (approved, rejected, comment).
  */
 export const CHOOSABLE_EVENTS = [
-  'create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
-  'pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
-  'pull_request_review', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository', 'release', 'package',
+  'create',
+  'delete',
+  'fork',
+  'push',
+  'issues',
+  'issue_assign',
+  'issue_label',
+  'issue_milestone',
+  'issue_comment',
+  'pull_request',
+  'pull_request_assign',
+  'pull_request_label',
+  'pull_request_milestone',
+  'pull_request_comment',
+  'pull_request_review',
+  'pull_request_sync',
+  'pull_request_review_request',
+  'wiki',
+  'repository',
+  'release',
+  'package',
 ] as const;
 
 /** Every event type a delivery can carry (Gitea's HookEventType), in the order `events` lists them. */
 export const EVENT_TYPES = [
-  'create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
-  'pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
-  'pull_request_review_approved', 'pull_request_review_rejected', 'pull_request_review_comment', 'pull_request_sync',
-  'pull_request_review_request', 'wiki', 'repository', 'release', 'package',
+  'create',
+  'delete',
+  'fork',
+  'push',
+  'issues',
+  'issue_assign',
+  'issue_label',
+  'issue_milestone',
+  'issue_comment',
+  'pull_request',
+  'pull_request_assign',
+  'pull_request_label',
+  'pull_request_milestone',
+  'pull_request_comment',
+  'pull_request_review_approved',
+  'pull_request_review_rejected',
+  'pull_request_review_comment',
+  'pull_request_sync',
+  'pull_request_review_request',
+  'wiki',
+  'repository',
+  'release',
+  'package',
 ] as const;
 
 const REVIEW_TYPES = new Set(['pull_request_review_approved', 'pull_request_review_rejected', 'pull_request_review_comment']);
@@ -32,14 +69,26 @@ export function chooserOf(eventType: string): string {
 /** Gitea's `X-Gitea-Event` value for an event type (HookEventType.Event()). */
 export function headerEvent(eventType: string): string {
   switch (eventType) {
-    case 'issue_assign': case 'issue_label': case 'issue_milestone': return 'issues';
-    case 'pull_request_assign': case 'pull_request_label': case 'pull_request_milestone': case 'pull_request_sync':
-    case 'pull_request_review_request': return 'pull_request';
-    case 'pull_request_comment': return 'issue_comment';
-    case 'pull_request_review_approved': return 'pull_request_approved';
-    case 'pull_request_review_rejected': return 'pull_request_rejected';
-    case 'pull_request_review_comment': return 'pull_request_comment';
-    default: return eventType;
+    case 'issue_assign':
+    case 'issue_label':
+    case 'issue_milestone':
+      return 'issues';
+    case 'pull_request_assign':
+    case 'pull_request_label':
+    case 'pull_request_milestone':
+    case 'pull_request_sync':
+    case 'pull_request_review_request':
+      return 'pull_request';
+    case 'pull_request_comment':
+      return 'issue_comment';
+    case 'pull_request_review_approved':
+      return 'pull_request_approved';
+    case 'pull_request_review_rejected':
+      return 'pull_request_rejected';
+    case 'pull_request_review_comment':
+      return 'pull_request_comment';
+    default:
+      return eventType;
   }
 }
 
@@ -128,9 +177,13 @@ export function branchGlob(filter: string): RegExp | null {
       const c = filter[i];
       if (c === '*') re += '.*';
       else if (c === '?') re += '.';
-      else if (c === '{') { re += '(?:'; depth++; }
-      else if (c === '}' && depth > 0) { re += ')'; depth--; }
-      else if (c === ',' && depth > 0) re += '|';
+      else if (c === '{') {
+        re += '(?:';
+        depth++;
+      } else if (c === '}' && depth > 0) {
+        re += ')';
+        depth--;
+      } else if (c === ',' && depth > 0) re += '|';
       else if (c === '[') {
         const end = filter.indexOf(']', i + 1);
         if (end < 0) re += '\\[';
@@ -187,7 +240,10 @@ export const contentTypeName = (n: number): string => (n === 2 ? 'form' : 'json'
 /** Gitea's `Hook`. The secret and the authorization header are never returned. */
 export function hookToApi(hook: WebhookRow): Record<string, unknown> {
   const config: Record<string, string> = {
-    url: hook.url, content_type: contentTypeName(hook.content_type), http_method: hook.http_method.toLowerCase(), ...hook.meta,
+    url: hook.url,
+    content_type: contentTypeName(hook.content_type),
+    http_method: hook.http_method.toLowerCase(),
+    ...hook.meta,
   };
   return {
     id: hook.id,

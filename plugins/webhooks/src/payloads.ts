@@ -81,8 +81,13 @@ export class PayloadBuilder {
     const links = repositories.links(f.ownerName, f.name);
     const fallbackOwner = await users.byId(f.ownerId);
     return {
-      id: f.id, name: f.name, full_name: `${f.ownerName}/${f.name}`, owner: fallbackOwner ? await users.toApi(fallbackOwner, null) : null,
-      html_url: links.html, url: links.api, clone_url: links.clone,
+      id: f.id,
+      name: f.name,
+      full_name: `${f.ownerName}/${f.name}`,
+      owner: fallbackOwner ? await users.toApi(fallbackOwner, null) : null,
+      html_url: links.html,
+      url: links.api,
+      clone_url: links.clone,
     };
   }
 
@@ -101,9 +106,13 @@ export class PayloadBuilder {
       if (push.after !== ZERO_ID && !isTag) {
         let range: string[];
         let max = PUSH_MAX_COMMITS;
-        if (push.test || push.before === push.after) { range = [push.after]; max = 1; }
-        else if (push.before === ZERO_ID) { range = [push.after]; max = NEW_BRANCH_COMMITS; }
-        else range = [`${push.before}..${push.after}`];
+        if (push.test || push.before === push.after) {
+          range = [push.after];
+          max = 1;
+        } else if (push.before === ZERO_ID) {
+          range = [push.after];
+          max = NEW_BRANCH_COMMITS;
+        } else range = [`${push.before}..${push.after}`];
         const [log, count] = await Promise.all([
           git.text(gitDir, ['log', `--max-count=${max}`, '--no-renames', '--name-status', `--format=${LOG_FORMAT}`, ...range, '--']),
           max === PUSH_MAX_COMMITS ? git.text(gitDir, ['rev-list', '--count', ...range]) : Promise.resolve(''),
@@ -150,9 +159,16 @@ export class PayloadBuilder {
 
 interface LogCommit {
   sha: string;
-  authorName: string; authorEmail: string; authorDate: string;
-  committerName: string; committerEmail: string; committerDate: string;
-  message: string; added: string[]; removed: string[]; modified: string[];
+  authorName: string;
+  authorEmail: string;
+  authorDate: string;
+  committerName: string;
+  committerEmail: string;
+  committerDate: string;
+  message: string;
+  added: string[];
+  removed: string[];
+  modified: string[];
 }
 
 function parseLog(text: string): LogCommit[] {
@@ -161,9 +177,17 @@ function parseLog(text: string): LogCommit[] {
     if (!record.trim()) continue;
     const f = record.split('\x1f');
     const c: LogCommit = {
-      sha: f[0].trim(), authorName: f[1], authorEmail: f[2], authorDate: f[3],
-      committerName: f[4], committerEmail: f[5], committerDate: f[6],
-      message: f[7] ?? '', added: [], removed: [], modified: [],
+      sha: f[0].trim(),
+      authorName: f[1],
+      authorEmail: f[2],
+      authorDate: f[3],
+      committerName: f[4],
+      committerEmail: f[5],
+      committerDate: f[6],
+      message: f[7] ?? '',
+      added: [],
+      removed: [],
+      modified: [],
     };
     for (const line of (f[8] ?? '').split('\n')) {
       const m = /^([AMDTCRU])\d*\t(.+)$/.exec(line.trim());

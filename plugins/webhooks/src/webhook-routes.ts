@@ -1,7 +1,19 @@
 import type { Knex } from 'knex';
 import {
-  ApiError, OWNER_REPO_PARAMS, ZERO_ID, created, insertId, noContent, nowUnix, ok,
-  type ApiOperation, type ApiRequest, type JsonSchema, type OperationAccess, type PluginContext, type ScopeCategory,
+  ApiError,
+  OWNER_REPO_PARAMS,
+  ZERO_ID,
+  created,
+  insertId,
+  noContent,
+  nowUnix,
+  ok,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type OperationAccess,
+  type PluginContext,
+  type ScopeCategory,
 } from '@hearth/plugin-api';
 import { enqueue, taskToApi, toTask, type Deliverer } from './delivery';
 import { HOOK_TYPES, branchGlob, hookToApi, toWebhook, type HeaderSealer, type HookType, type WebhookRow } from './model';
@@ -45,12 +57,18 @@ const HOOK_ID = { id: { type: 'integer', minimum: 1, description: 'id of the hoo
 const DELIVERY_KEY: JsonSchema = { type: 'string', maxLength: 64, description: 'the delivery UUID (or its id)' };
 
 const ORG_PARAMS: JsonSchema = {
-  type: 'object', properties: { org: { type: 'string', maxLength: 255, description: 'name of the organization' } }, required: ['org'],
+  type: 'object',
+  properties: { org: { type: 'string', maxLength: 255, description: 'name of the organization' } },
+  required: ['org'],
 };
 
 const LEVELS: Level[] = [
   {
-    prefix: 'repo', base: '/repos/{owner}/{repo}/hooks', tag: 'repository', scopes: ['repository'], params: OWNER_REPO_PARAMS,
+    prefix: 'repo',
+    base: '/repos/{owner}/{repo}/hooks',
+    tag: 'repository',
+    scopes: ['repository'],
+    params: OWNER_REPO_PARAMS,
     access: { repo: { need: 'admin' } },
     scope(req) {
       const repository = req.target.repository!;
@@ -58,16 +76,30 @@ const LEVELS: Level[] = [
     },
   },
   {
-    prefix: 'org', base: '/orgs/{org}/hooks', tag: 'organization', scopes: ['organization'], params: ORG_PARAMS,
+    prefix: 'org',
+    base: '/orgs/{org}/hooks',
+    tag: 'organization',
+    scopes: ['organization'],
+    params: ORG_PARAMS,
     access: { org: 'owner' },
     scope: (req) => ({ repoId: 0, ownerId: req.target.owner!.id, system: false }),
   },
   {
-    prefix: 'user', base: '/user/hooks', tag: 'user', scopes: ['user'], params: undefined, access: 'caller',
+    prefix: 'user',
+    base: '/user/hooks',
+    tag: 'user',
+    scopes: ['user'],
+    params: undefined,
+    access: 'caller',
     scope: (req) => ({ repoId: 0, ownerId: req.principal!.user.id, system: false }),
   },
   {
-    prefix: 'admin', base: '/admin/hooks', tag: 'admin', scopes: ['admin'], params: undefined, access: 'site-admin',
+    prefix: 'admin',
+    base: '/admin/hooks',
+    tag: 'admin',
+    scopes: ['admin'],
+    params: undefined,
+    access: 'site-admin',
     scope: () => ({ repoId: 0, ownerId: 0, system: true }),
   },
 ];
@@ -113,7 +145,13 @@ function hookOperations({ ctx, deliverer, headers, hooks }: HookDeps, level: Lev
   const p = level.prefix;
   return [
     {
-      ...base, method: 'get', path: level.base, operationId: `${p}ListHooks`, summary: 'List the hooks', paged: true, params: level.params,
+      ...base,
+      method: 'get',
+      path: level.base,
+      operationId: `${p}ListHooks`,
+      summary: 'List the hooks',
+      paged: true,
+      params: level.params,
       responses: { 200: { description: 'HookList', schema: { type: 'array', items: { $ref: 'Hook' } } } },
       handler: async (req) => {
         const s = level.scope(req);
@@ -123,8 +161,15 @@ function hookOperations({ ctx, deliverer, headers, hooks }: HookDeps, level: Lev
       },
     },
     {
-      ...base, method: 'post', path: level.base, operationId: `${p}CreateHook`, summary: 'Create a hook', params: level.params,
-      body: 'CreateHookOption', bodyRequired: true, responses: { 201: 'Hook', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      ...base,
+      method: 'post',
+      path: level.base,
+      operationId: `${p}CreateHook`,
+      summary: 'Create a hook',
+      params: level.params,
+      body: 'CreateHookOption',
+      bodyRequired: true,
+      responses: { 201: 'Hook', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateHookBody>) => {
         const s = level.scope(req);
         const b = req.body;
@@ -135,33 +180,61 @@ function hookOperations({ ctx, deliverer, headers, hooks }: HookDeps, level: Lev
         const url = checkUrl(cfg.url);
         const now = nowUnix();
         const id = await insertId(db, 'webhook', {
-          repo_id: s.repoId, owner_id: s.ownerId, is_system_webhook: s.system, type: b.type as HookType, url,
-          http_method: checkMethod(cfg.http_method, b.type), content_type: checkContentType(cfg.content_type), secret: cfg.secret ?? '',
-          events: JSON.stringify(hookEvents(b.events, b.branch_filter ?? '')), meta: JSON.stringify(metaOf(b.type, cfg)),
-          is_active: b.active ?? false, header_authorization_encrypted: headers.seal(b.authorization_header ?? ''),
-          created_unix: now, updated_unix: now,
+          repo_id: s.repoId,
+          owner_id: s.ownerId,
+          is_system_webhook: s.system,
+          type: b.type as HookType,
+          url,
+          http_method: checkMethod(cfg.http_method, b.type),
+          content_type: checkContentType(cfg.content_type),
+          secret: cfg.secret ?? '',
+          events: JSON.stringify(hookEvents(b.events, b.branch_filter ?? '')),
+          meta: JSON.stringify(metaOf(b.type, cfg)),
+          is_active: b.active ?? false,
+          header_authorization_encrypted: headers.seal(b.authorization_header ?? ''),
+          created_unix: now,
+          updated_unix: now,
         });
         return created(hookToApi(await hooks.byId(s, id)));
       },
     },
     {
-      ...base, method: 'get', path: `${level.base}/{id}`, operationId: `${p}GetHook`, summary: 'Get a hook', params: oneParams,
+      ...base,
+      method: 'get',
+      path: `${level.base}/{id}`,
+      operationId: `${p}GetHook`,
+      summary: 'Get a hook',
+      params: oneParams,
       responses: { 200: 'Hook', 404: 'APIError' },
       handler: async (req) => ok(hookToApi(await hooks.byId(level.scope(req), req.params.id))),
     },
     {
-      ...base, method: 'patch', path: `${level.base}/{id}`, operationId: `${p}EditHook`, summary: 'Update a hook', params: oneParams,
-      body: 'EditHookOption', bodyRequired: true, responses: { 200: 'Hook', 404: 'APIError', 422: 'APIError' },
+      ...base,
+      method: 'patch',
+      path: `${level.base}/{id}`,
+      operationId: `${p}EditHook`,
+      summary: 'Update a hook',
+      params: oneParams,
+      body: 'EditHookOption',
+      bodyRequired: true,
+      responses: { 200: 'Hook', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<EditHookBody, unknown, { id: number }>) => {
         const s = level.scope(req);
         const hook = await hooks.byId(s, req.params.id);
-        await db('webhook').where('id', hook.id).update(editPatch(hook, req.body, headers));
+        await db('webhook')
+          .where('id', hook.id)
+          .update(editPatch(hook, req.body, headers));
         deliverer.forgetHook(hook.id);
         return ok(hookToApi(await hooks.byId(s, hook.id)));
       },
     },
     {
-      ...base, method: 'delete', path: `${level.base}/{id}`, operationId: `${p}DeleteHook`, summary: 'Delete a hook', params: oneParams,
+      ...base,
+      method: 'delete',
+      path: `${level.base}/{id}`,
+      operationId: `${p}DeleteHook`,
+      summary: 'Delete a hook',
+      params: oneParams,
       responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req) => {
         const hook = await hooks.byId(level.scope(req), req.params.id);
@@ -204,8 +277,13 @@ function deliveryOperations({ ctx, deliverer, hooks }: HookDeps, level: Level): 
   const p = level.prefix;
   return [
     {
-      ...base, method: 'get', path: `${level.base}/{id}/deliveries`, operationId: `${p}ListHookDeliveries`,
-      summary: "List a hook's deliveries, newest first (Hearth extension)", params: idParams(level.params, HOOK_ID), paged: true,
+      ...base,
+      method: 'get',
+      path: `${level.base}/{id}/deliveries`,
+      operationId: `${p}ListHookDeliveries`,
+      summary: "List a hook's deliveries, newest first (Hearth extension)",
+      params: idParams(level.params, HOOK_ID),
+      paged: true,
       responses: { 200: { description: 'HookDeliveryList', schema: { type: 'array', items: { $ref: 'HookDelivery' } } }, 404: 'APIError' },
       handler: async (req) => {
         const hook = await hooks.byId(level.scope(req), req.params.id);
@@ -216,17 +294,22 @@ function deliveryOperations({ ctx, deliverer, hooks }: HookDeps, level: Level): 
       },
     },
     {
-      ...base, method: 'post', path: `${level.base}/{id}/deliveries/{delivery}/redeliver`, operationId: `${p}RedeliverHook`,
+      ...base,
+      method: 'post',
+      path: `${level.base}/{id}/deliveries/{delivery}/redeliver`,
+      operationId: `${p}RedeliverHook`,
       summary: 'Send a delivery again, with the same X-Gitea-Delivery UUID (Hearth extension)',
       params: idParams(level.params, { ...HOOK_ID, delivery: DELIVERY_KEY }),
       responses: { 202: 'HookDelivery', 404: 'APIError' },
       handler: async (req) => {
         const hook = await hooks.byId(level.scope(req), req.params.id);
         const key = String(req.params.delivery);
-        const q = db('hook_task').where('hook_id', hook.id).where((b) => {
-          b.where('uuid', key);
-          if (/^\d+$/.test(key)) b.orWhere('id', Number(key));
-        });
+        const q = db('hook_task')
+          .where('hook_id', hook.id)
+          .where((b) => {
+            b.where('uuid', key);
+            if (/^\d+$/.test(key)) b.orWhere('id', Number(key));
+          });
         const raw = await q.clone().first();
         if (!raw) throw ApiError.notFound(`delivery does not exist [id: ${key}]`);
         const task = toTask(raw);
@@ -245,8 +328,13 @@ function testOperation({ ctx, deliverer, hooks }: HookDeps): ApiOperation {
   const repoLevel = LEVELS[0];
   const refDescription = 'The name of the commit/branch/tag, indicates which commit will be loaded to the webhook payload.';
   return {
-    method: 'post', path: '/repos/{owner}/{repo}/hooks/{id}/tests', operationId: 'repoTestHook', tag: 'repository',
-    access: repoLevel.access, auth: 'required', scopes: ['repository'],
+    method: 'post',
+    path: '/repos/{owner}/{repo}/hooks/{id}/tests',
+    operationId: 'repoTestHook',
+    tag: 'repository',
+    access: repoLevel.access,
+    auth: 'required',
+    scopes: ['repository'],
     summary: 'Test a push webhook: send a push payload of the latest commit',
     params: idParams(OWNER_REPO_PARAMS, HOOK_ID),
     query: { type: 'object', properties: { ref: { type: 'string', maxLength: 255, description: refDescription } } },
@@ -274,25 +362,45 @@ function gitHookOperations(): ApiOperation[] {
   };
   return [
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/hooks/git', operationId: 'repoListGitHooks',
-      summary: 'List the Git hooks in a repository (git hooks are disabled: always empty)', params: OWNER_REPO_PARAMS,
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/hooks/git',
+      operationId: 'repoListGitHooks',
+      summary: 'List the Git hooks in a repository (git hooks are disabled: always empty)',
+      params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'GitHookList', schema: { type: 'array', items: { $ref: 'GitHook' } } } },
       handler: () => ok([]),
     },
     {
-      ...base, method: 'get', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoGetGitHook',
-      summary: 'Get a Git hook (git hooks are disabled: always 404)', params: nameParams,
-      responses: { 200: 'GitHook', 404: 'APIError' }, handler: missing,
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/hooks/git/{id}',
+      operationId: 'repoGetGitHook',
+      summary: 'Get a Git hook (git hooks are disabled: always 404)',
+      params: nameParams,
+      responses: { 200: 'GitHook', 404: 'APIError' },
+      handler: missing,
     },
     {
-      ...base, method: 'patch', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoEditGitHook',
-      summary: 'Edit a Git hook (git hooks are disabled: always 404)', params: nameParams, body: 'EditGitHookOption',
-      responses: { 200: 'GitHook', 404: 'APIError' }, handler: missing,
+      ...base,
+      method: 'patch',
+      path: '/repos/{owner}/{repo}/hooks/git/{id}',
+      operationId: 'repoEditGitHook',
+      summary: 'Edit a Git hook (git hooks are disabled: always 404)',
+      params: nameParams,
+      body: 'EditGitHookOption',
+      responses: { 200: 'GitHook', 404: 'APIError' },
+      handler: missing,
     },
     {
-      ...base, method: 'delete', path: '/repos/{owner}/{repo}/hooks/git/{id}', operationId: 'repoDeleteGitHook',
-      summary: 'Delete a Git hook (git hooks are disabled: always 404)', params: nameParams,
-      responses: { 204: 'deleted', 404: 'APIError' }, handler: missing,
+      ...base,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/hooks/git/{id}',
+      operationId: 'repoDeleteGitHook',
+      summary: 'Delete a Git hook (git hooks are disabled: always 404)',
+      params: nameParams,
+      responses: { 204: 'deleted', 404: 'APIError' },
+      handler: missing,
     },
   ];
 }

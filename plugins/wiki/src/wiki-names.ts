@@ -40,7 +40,7 @@ function pathUnescape(s: string): string | null {
   if (!s.includes('%')) return s;
   if (/%(?![0-9A-Fa-f]{2})/.test(s)) return null;
   const bytes: number[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     if (s[i] === '%') {
       bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
       i += 3;

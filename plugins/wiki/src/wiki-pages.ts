@@ -4,7 +4,10 @@ import { wikiDirOf, type WikiCommitInfo, type WikiStore } from './wiki-store';
 
 /** The wiki as the API shows it: Gitea's WikiPage and WikiPageMetaData JSON, authors, webhooks. */
 export class WikiPages {
-  constructor(private readonly ctx: PluginContext, readonly store: WikiStore) {}
+  constructor(
+    private readonly ctx: PluginContext,
+    readonly store: WikiStore,
+  ) {}
 
   /** The branch a new wiki starts on (read per use). */
   defaultBranch(): string {
@@ -53,7 +56,11 @@ export class WikiPages {
   /** Webhooks hear of wiki changes (Gitea's WikiPayload: the page name and the commit message). */
   announce(repository: RepositoryTarget, action: string, page: string, comment: string, actor: Principal): Promise<void> {
     return this.ctx.emit({
-      event: 'wiki', action, actor: actor.user, ownerId: repository.owner.id, repositoryId: repository.id,
+      event: 'wiki',
+      action,
+      actor: actor.user,
+      ownerId: repository.owner.id,
+      repositoryId: repository.id,
       payload: { action, page, comment },
     });
   }

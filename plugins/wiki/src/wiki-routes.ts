@@ -1,6 +1,15 @@
 import {
-  ApiError, created, decodeBase64, noContent, ok, ownerRepoParams, OWNER_REPO_PARAMS,
-  type ApiOperation, type ApiRequest, type PluginContext, type RepositoryTarget,
+  ApiError,
+  created,
+  decodeBase64,
+  noContent,
+  ok,
+  ownerRepoParams,
+  OWNER_REPO_PARAMS,
+  type ApiOperation,
+  type ApiRequest,
+  type PluginContext,
+  type RepositoryTarget,
 } from '@hearth/plugin-api';
 import { fileOf, titleFromParam, validTitle } from './wiki-names';
 import { wikiDirOf } from './wiki-store';
@@ -35,8 +44,15 @@ function readOperations(ctx: PluginContext, wiki: WikiPages): ApiOperation[] {
   const { store } = wiki;
   return [
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/pages', operationId: 'repoGetWikiPages', tag: 'repository',
-      summary: 'Get all wiki pages', scopes: ['repository'], params: OWNER_REPO_PARAMS, paged: true,
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/wiki/pages',
+      operationId: 'repoGetWikiPages',
+      tag: 'repository',
+      summary: 'Get all wiki pages',
+      scopes: ['repository'],
+      params: OWNER_REPO_PARAMS,
+      paged: true,
       responses: { 200: { description: 'WikiPageList', schema: { type: 'array', items: { $ref: 'WikiPageMetaData' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const resolved = repoOf(req);
@@ -44,14 +60,28 @@ function readOperations(ctx: PluginContext, wiki: WikiPages): ApiOperation[] {
         const commit = await store.requireCommit(wikiDir);
         const pages = await store.pageEntries(wikiDir, commit);
         const slice = pages.slice(req.paging.offset, req.paging.offset + req.paging.limit);
-        const last = await store.lastCommitsIn(wikiDir, commit, slice.map((p) => p.name));
+        const last = await store.lastCommitsIn(
+          wikiDir,
+          commit,
+          slice.map((p) => p.name),
+        );
         const infos = await store.commitInfos(wikiDir, [...last.values()].filter(Boolean));
-        return ctx.http.paged(req, slice.map((p) => wiki.metaData(resolved, p.title, infos.get(last.get(p.name) ?? ''))), pages.length);
+        return ctx.http.paged(
+          req,
+          slice.map((p) => wiki.metaData(resolved, p.title, infos.get(last.get(p.name) ?? ''))),
+          pages.length,
+        );
       },
     },
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoGetWikiPage', tag: 'repository',
-      summary: 'Get a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/wiki/page/{pageName}',
+      operationId: 'repoGetWikiPage',
+      tag: 'repository',
+      summary: 'Get a wiki page',
+      scopes: ['repository'],
+      params: PAGE_PARAMS,
       responses: { 200: 'WikiPage', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);
@@ -59,9 +89,15 @@ function readOperations(ctx: PluginContext, wiki: WikiPages): ApiOperation[] {
       },
     },
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/wiki/revisions/{pageName}', operationId: 'repoGetWikiPageRevisions',
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/wiki/revisions/{pageName}',
+      operationId: 'repoGetWikiPageRevisions',
       tag: 'repository',
-      summary: 'Get revisions of a wiki page', scopes: ['repository'], params: PAGE_PARAMS, paged: true,
+      summary: 'Get revisions of a wiki page',
+      scopes: ['repository'],
+      params: PAGE_PARAMS,
+      paged: true,
       responses: { 200: 'WikiCommitList', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);
@@ -85,9 +121,16 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
   const { store } = wiki;
   return [
     {
-      ...writer, method: 'post', path: '/repos/{owner}/{repo}/wiki/new', operationId: 'repoCreateWikiPage', tag: 'repository',
-      summary: 'Create a wiki page', scopes: ['repository'], params: OWNER_REPO_PARAMS,
-      body: 'CreateWikiPageOptions', bodyRequired: true,
+      ...writer,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/wiki/new',
+      operationId: 'repoCreateWikiPage',
+      tag: 'repository',
+      summary: 'Create a wiki page',
+      scopes: ['repository'],
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateWikiPageOptions',
+      bodyRequired: true,
       responses: { 201: 'WikiPage', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<WikiOptions, unknown, RepoParams>) => {
         const resolved = repoOf(req);
@@ -108,9 +151,16 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
       },
     },
     {
-      ...writer, method: 'patch', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoEditWikiPage', tag: 'repository',
-      summary: 'Edit a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
-      body: 'CreateWikiPageOptions', bodyRequired: true,
+      ...writer,
+      method: 'patch',
+      path: '/repos/{owner}/{repo}/wiki/page/{pageName}',
+      operationId: 'repoEditWikiPage',
+      tag: 'repository',
+      summary: 'Edit a wiki page',
+      scopes: ['repository'],
+      params: PAGE_PARAMS,
+      body: 'CreateWikiPageOptions',
+      bodyRequired: true,
       responses: { 200: 'WikiPage', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<WikiOptions, unknown, PageParams>) => {
         const resolved = repoOf(req);
@@ -140,8 +190,14 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
       },
     },
     {
-      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/wiki/page/{pageName}', operationId: 'repoDeleteWikiPage', tag: 'repository',
-      summary: 'Delete a wiki page', scopes: ['repository'], params: PAGE_PARAMS,
+      ...writer,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/wiki/page/{pageName}',
+      operationId: 'repoDeleteWikiPage',
+      tag: 'repository',
+      summary: 'Delete a wiki page',
+      scopes: ['repository'],
+      params: PAGE_PARAMS,
       responses: { 204: 'no content', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);

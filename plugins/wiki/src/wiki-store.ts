@@ -81,7 +81,7 @@ export class WikiStore {
     const out = await this.git.text(wikiDir, ['for-each-ref', '--format=%(objectname) %(refname:short)', 'refs/heads/']);
     const lines = out.split('\n').filter(Boolean);
     const branches = new Map(lines.map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))] as const));
-    const branch = branches.has(head) ? head : branches.has('master') ? 'master' : [...branches.keys()][0] ?? head;
+    const branch = branches.has(head) ? head : branches.has('master') ? 'master' : ([...branches.keys()][0] ?? head);
     return { branch, commit: branches.get(branch) ?? null };
   }
 
@@ -183,7 +183,10 @@ export class WikiStore {
       const commit = await this.git.text(wikiDir, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
         input: change.message.endsWith('\n') ? change.message : `${change.message}\n`,
         env: {
-          GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: author.name, GIT_COMMITTER_EMAIL: author.email,
+          GIT_AUTHOR_NAME: author.name,
+          GIT_AUTHOR_EMAIL: author.email,
+          GIT_COMMITTER_NAME: author.name,
+          GIT_COMMITTER_EMAIL: author.email,
         },
       });
       await this.git.casUpdateRef(wikiDir, `refs/heads/${branch}`, commit, parent ?? ZERO_ID, `hearth: ${change.message.split('\n')[0]}`);

@@ -7,12 +7,14 @@ export function discordPayload(eventType: string, body: Record<string, unknown>,
   return {
     username: meta.username ?? '',
     avatar_url: meta.icon_url ?? '',
-    embeds: [{
-      title: s.title.slice(0, 256),
-      description: s.lines.join('\n').slice(0, 4096),
-      url: s.url,
-      color: s.color,
-      author: { name: String(sender.login ?? ''), icon_url: String(sender.avatar_url ?? '') },
-    }],
+    embeds: [
+      {
+        title: s.title.slice(0, 256),
+        description: s.lines.join('\n').slice(0, 4096),
+        url: s.url,
+        color: s.color,
+        author: { name: String(sender.login ?? ''), icon_url: String(sender.avatar_url ?? '') },
+      },
+    ],
   };
 }

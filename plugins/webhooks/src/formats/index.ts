@@ -16,9 +16,15 @@ export function contentTypeOf(hook: WebhookRow): string {
 export function formatBody(hook: WebhookRow, eventType: string, payload: Record<string, unknown>): { body: string; contentType: string } {
   let json: Record<string, unknown>;
   switch (hook.type) {
-    case 'slack': json = slackPayload(eventType, payload, hook.meta); break;
-    case 'discord': json = discordPayload(eventType, payload, hook.meta); break;
-    case 'msteams': json = msteamsPayload(eventType, payload); break;
+    case 'slack':
+      json = slackPayload(eventType, payload, hook.meta);
+      break;
+    case 'discord':
+      json = discordPayload(eventType, payload, hook.meta);
+      break;
+    case 'msteams':
+      json = msteamsPayload(eventType, payload);
+      break;
     default: {
       const text = JSON.stringify(payload, null, 2);
       if (hook.content_type === 2) return { body: `payload=${encodeURIComponent(text)}`, contentType: 'application/x-www-form-urlencoded' };

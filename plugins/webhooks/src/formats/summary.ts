@@ -30,37 +30,51 @@ export function summarize(eventType: string, body: Record<string, unknown>): Sum
         color: blue,
       };
     }
-    case 'create': case 'delete':
+    case 'create':
+    case 'delete':
       return {
         title: `[${repoName}] ${str(body.ref_type)} ${str(body.ref)} ${eventType === 'create' ? 'created' : 'deleted'} by ${sender}`,
-        lines: [], url: str(repo.html_url), color: eventType === 'create' ? green : red,
+        lines: [],
+        url: str(repo.html_url),
+        color: eventType === 'create' ? green : red,
       };
     case 'fork':
       return {
-        title: `[${str(obj(body.forkee).full_name)}] forked to ${repoName} by ${sender}`, lines: [], url: str(repo.html_url), color: green,
+        title: `[${str(obj(body.forkee).full_name)}] forked to ${repoName} by ${sender}`,
+        lines: [],
+        url: str(repo.html_url),
+        color: green,
       };
     case 'release': {
       const rel = obj(body.release);
       return {
-        title: `[${repoName}] release ${str(rel.tag_name)} ${action} by ${sender}`, lines: [str(rel.name)].filter(Boolean),
-        url: str(rel.html_url), color: action === 'deleted' ? red : green,
+        title: `[${repoName}] release ${str(rel.tag_name)} ${action} by ${sender}`,
+        lines: [str(rel.name)].filter(Boolean),
+        url: str(rel.html_url),
+        color: action === 'deleted' ? red : green,
       };
     }
     case 'repository':
       return {
-        title: `[${repoName}] repository ${action} by ${sender}`, lines: [], url: str(repo.html_url),
+        title: `[${repoName}] repository ${action} by ${sender}`,
+        lines: [],
+        url: str(repo.html_url),
         color: action === 'deleted' ? red : green,
       };
     case 'wiki':
       return {
-        title: `[${repoName}] wiki page '${str(body.page)}' ${action} by ${sender}`, lines: [str(body.comment)].filter(Boolean),
-        url: `${str(repo.html_url)}/wiki`, color: blue,
+        title: `[${repoName}] wiki page '${str(body.page)}' ${action} by ${sender}`,
+        lines: [str(body.comment)].filter(Boolean),
+        url: `${str(repo.html_url)}/wiki`,
+        color: blue,
       };
     case 'package': {
       const pkg = obj(body.package);
       return {
         title: `Package ${str(pkg.type)} ${str(pkg.name)} ${str(pkg.version)} ${action} by ${sender}`,
-        lines: [], url: str(pkg.html_url), color: green,
+        lines: [],
+        url: str(pkg.html_url),
+        color: green,
       };
     }
     default: {
