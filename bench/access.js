@@ -404,7 +404,8 @@ async function run() {
         const r = await lib.measureThroughput(resTargets[i], THROUGHPUT);
         if (r.non2xx || r.errors || r.timeouts)
           warnings.push(
-            `${i < 3 ? resolution[i].label : 'express'}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
+            `${i < 3 ? resolution[i].label : 'express'}: ${r.non2xx} non-2xx, ${r.errors} errors, ` +
+              `${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
           );
         tpRuns[i].push(r);
       }
@@ -536,7 +537,9 @@ async function run() {
         verdicts.push({
           name: `resolution ${k}/a ${m}`,
           met: v <= TARGETS.resolution,
-          line: `GET /repos/{owner}/{repo} ${k}/a ${m === 'throughput' ? 'throughput (slowdown)' : m}: ${f(v)}x — target ≤ ${TARGETS.resolution}x`,
+          line:
+            `GET /repos/{owner}/{repo} ${k}/a ${m === 'throughput' ? 'throughput (slowdown)' : m}: ` +
+            `${f(v)}x — target ≤ ${TARGETS.resolution}x`,
         });
       }
     }
@@ -553,17 +556,25 @@ async function run() {
 
     console.log(`plugins loaded: ${plugins.join(', ') || '(none)'}`);
     console.log(
-      `lists: ${seeded.repositories} repositories of ${seeded.owners} owners (seeded in ${seeded.seconds.toFixed(1)} s); member: ${seeded.memberTeams} teams in ${SIZES.memberOrgs} organizations (${seeded.memberTeamRepos} listed repositories, one team with all), ${seeded.memberCollabs} collaborations; restricted: ${seeded.restrictedCollabs} collaborations`,
+      `lists: ${seeded.repositories} repositories of ${seeded.owners} owners (seeded in ` +
+        `${seeded.seconds.toFixed(1)} s); member: ${seeded.memberTeams} teams in ` +
+        `${SIZES.memberOrgs} organizations (${seeded.memberTeamRepos} listed repositories, one ` +
+        `team with all), ${seeded.memberCollabs} collaborations; restricted: ` +
+        `${seeded.restrictedCollabs} collaborations`,
     );
     console.log(
-      `resolution: ${RESOLUTION_LATENCY.warmup} warm-up + ${RESOLUTION_LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s, two rounds (a b c express, express c b a), mean\n`,
+      `resolution: ${RESOLUTION_LATENCY.warmup} warm-up + ${RESOLUTION_LATENCY.requests} ` +
+        `sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} ` +
+        `connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s, two rounds (a b c ` +
+        `express, express c b a), mean\n`,
     );
     console.log("1. GET /api/v1/repos/{owner}/{repo} as one member token; express: GET /api/v1/user with a's body");
     for (const t of resolution) console.log(`   ${t.label}  (${t.path})`);
     console.log('');
     console.log(lib.table(resRows));
     console.log(
-      `\n2. GET /api/v1/repos/search?limit=${LIST_LIMIT}: ${lists.map((l) => l.label).join('; ')}; ${LIST_LATENCY.warmup} warm-up + ${LIST_LATENCY.requests} each, interleaved\n`,
+      `\n2. GET /api/v1/repos/search?limit=${LIST_LIMIT}: ${lists.map((l) => l.label).join('; ')}` +
+        `; ${LIST_LATENCY.warmup} warm-up + ${LIST_LATENCY.requests} each, interleaved\n`,
     );
     console.log(lib.table(listRows));
     for (const k of ['y', 'z']) {

@@ -153,7 +153,8 @@ async function run() {
     `\nfilling 1,000 versions: ${result.fillSeconds.toFixed(1)} s; p50 per 100 publishes (ms): ${result.p50PerHundredMs.join(' ')}`,
   );
   console.log(
-    `git index of the bench owner: ${result.gitIndex.commits} commits, ${result.gitIndex.files} files, bench-crate-7 has ${result.gitIndex.linesOfBenchCrate7} versions`,
+    `git index of the bench owner: ${result.gitIndex.commits} commits, ${result.gitIndex.files}` +
+      ` files, bench-crate-7 has ${result.gitIndex.linesOfBenchCrate7} versions`,
   );
   const met = result.ratio <= TARGET_RATIO;
   console.log(

@@ -29,7 +29,8 @@ const tar = (files) => Buffer.concat([...Object.entries(files).map(([n, c]) => l
 function cranPackage(name) {
   return zlib.gzipSync(
     tar({
-      [`${name}/DESCRIPTION`]: `Package: ${name}\nVersion: 1.0.0\nTitle: Bench\nLicense: MIT\nImports: stats,\n    utils\nNeedsCompilation: no\n`,
+      [`${name}/DESCRIPTION`]:
+        `Package: ${name}\nVersion: 1.0.0\nTitle: Bench\nLicense: MIT\n` + `Imports: stats,\n    utils\nNeedsCompilation: no\n`,
       [`${name}/R/f.R`]: `f <- function() "${name}"\n`,
     }),
   );

@@ -26,7 +26,8 @@ const TARGET_PUBLISH_RATIO = 1.5;
 const TARGET_SERVE_RATIO = 0.8;
 
 function arMember(name, data) {
-  const header = `${name.padEnd(16)}${'0'.padEnd(12)}${'0'.padEnd(6)}${'0'.padEnd(6)}${'100644'.padEnd(8)}${String(data.length).padEnd(10)}\`\n`;
+  const header =
+    `${name.padEnd(16)}${'0'.padEnd(12)}${'0'.padEnd(6)}${'0'.padEnd(6)}${'100644'.padEnd(8)}` + `${String(data.length).padEnd(10)}\`\n`;
   return Buffer.concat([Buffer.from(header, 'latin1'), data, data.length % 2 ? Buffer.from('\n') : Buffer.alloc(0)]);
 }
 
@@ -131,7 +132,8 @@ async function run() {
     `\nfilling ${FILL} packages: ${result.fillSeconds.toFixed(1)} s; p50 per 100 publishes (ms): ${result.p50PerHundredMs.join(' ')}`,
   );
   console.log(
-    `Packages.gz: ${result.packagesStanzas} stanzas, ${result.packagesGzBytes} bytes; hearth ${Math.round(result.hearth.requestsPerSec)} req/s` +
+    `Packages.gz: ${result.packagesStanzas} stanzas, ${result.packagesGzBytes} bytes; hearth ` +
+      `${Math.round(result.hearth.requestsPerSec)} req/s` +
       (result.nginx
         ? `, nginx ${Math.round(result.nginx.requestsPerSec)} req/s`
         : ' (nginx not installed: apt-get install -y nginx-light)'),

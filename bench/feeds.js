@@ -90,11 +90,13 @@ function bulkInsert(dbFile, ids) {
     const bigIssue = db.prepare('SELECT id FROM issue WHERE repo_id = ?').get(ids.bigRepoId).id;
     const smallIssue = db.prepare('SELECT id FROM issue WHERE repo_id = ?').get(ids.smallRepoId).id;
     const act = db.prepare(
-      'INSERT INTO activities (op_type, act_user_id, repo_id, ref_name, is_private, content, created_unix, comment_id) VALUES (5, ?, ?, ?, ?, ?, ?, 0)',
+      'INSERT INTO activities (op_type, act_user_id, repo_id, ref_name, is_private, content, ' +
+        'created_unix, comment_id) VALUES (5, ?, ?, ?, ?, ?, ?, 0)',
     );
     const watch = db.prepare('INSERT OR IGNORE INTO watch (user_id, repo_id, mode, created_unix, updated_unix) VALUES (?, ?, 1, ?, ?)');
     const note = db.prepare(
-      "INSERT INTO notification (user_id, repo_id, status, source, issue_id, commit_id, comment_id, updated_by, created_unix, updated_unix) VALUES (?, ?, ?, 1, ?, '', 0, ?, ?, ?)",
+      'INSERT INTO notification (user_id, repo_id, status, source, issue_id, commit_id, ' +
+        "comment_id, updated_by, created_unix, updated_unix) VALUES (?, ?, ?, 1, ?, '', 0, ?, ?, ?)",
     );
     const now = Math.floor(Date.now() / 1000);
     const content = (i) =>
@@ -219,7 +221,9 @@ async function run() {
         line: `${r.name} p50: big ${f(r.big.p50)} ms vs small ${f(r.small.p50)} ms = ${f(r.ratio)}x — target ≤ ${TARGET_RATIO}x`,
       }));
     console.log(
-      `plugins loaded: ${plugins.join(', ') || '(none)'}; seeded ${seeded.repositories} repositories, ${seeded.activities} activity rows, ${seeded.threads} threads in ${seeded.seconds.toFixed(1)} s; user feed total for the viewer: ${total}`,
+      `plugins loaded: ${plugins.join(', ') || '(none)'}; seeded ${seeded.repositories} ` +
+        `repositories, ${seeded.activities} activity rows, ${seeded.threads} threads in ` +
+        `${seeded.seconds.toFixed(1)} s; user feed total for the viewer: ${total}`,
     );
     console.log(`${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, big and small interleaved\n`);
     console.log(lib.table(table));

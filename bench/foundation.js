@@ -96,7 +96,8 @@ async function run() {
       ]) {
         if (r.non2xx || r.errors || r.timeouts) {
           warnings.push(
-            `${route.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (status codes ${JSON.stringify(r.statusCodeStats)})`,
+            `${route.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts ` +
+              `(status codes ${JSON.stringify(r.statusCodeStats)})`,
           );
         }
       }
@@ -122,17 +123,24 @@ async function run() {
       {
         name: 'ready',
         met: ready.hearth <= TARGETS.readySeconds,
-        line: `ready: hearth ${ready.hearth.toFixed(2)} s vs express ${ready.express.toFixed(2)} s (${(ready.hearth / ready.express).toFixed(1)}x) — target ≤ ${TARGETS.readySeconds} s`,
+        line:
+          `ready: hearth ${ready.hearth.toFixed(2)} s vs express ${ready.express.toFixed(2)} s (` +
+          `${(ready.hearth / ready.express).toFixed(1)}x) — target ≤ ${TARGETS.readySeconds} s`,
       },
       {
         name: 'idle RSS',
         met: rss.hearth <= TARGETS.idleRssMb,
-        line: `idle RSS: hearth ${rss.hearth.toFixed(1)} MB vs express ${rss.express.toFixed(1)} MB (${(rss.hearth / rss.express).toFixed(1)}x) — target ≤ ${TARGETS.idleRssMb} MB`,
+        line:
+          `idle RSS: hearth ${rss.hearth.toFixed(1)} MB vs express ${rss.express.toFixed(1)} MB (` +
+          `${(rss.hearth / rss.express).toFixed(1)}x) — target ≤ ${TARGETS.idleRssMb} MB`,
       },
       ...throughput.map((t) => ({
         name: `throughput ${t.route}`,
         met: t.ratio >= TARGETS.throughputRatio,
-        line: `throughput ${t.route}: hearth ${Math.round(t.hearth.requestsPerSec)} req/s vs express ${Math.round(t.express.requestsPerSec)} req/s = ${t.ratio.toFixed(2)} — target ≥ ${TARGETS.throughputRatio.toFixed(2)}`,
+        line:
+          `throughput ${t.route}: hearth ${Math.round(t.hearth.requestsPerSec)} req/s vs express ` +
+          `${Math.round(t.express.requestsPerSec)} req/s = ${t.ratio.toFixed(2)} — target ≥ ` +
+          `${TARGETS.throughputRatio.toFixed(2)}`,
       })),
     ];
 
@@ -153,7 +161,8 @@ async function run() {
     }
 
     console.log(
-      `plugins loaded: ${plugins.join(', ')}; ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s per throughput run\n`,
+      `plugins loaded: ${plugins.join(', ')}; ${THROUGHPUT.connections} connections, ` +
+        `${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s per throughput run\n`,
     );
     console.log(lib.table(rows));
     console.log('');

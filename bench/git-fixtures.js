@@ -156,7 +156,10 @@ async function* importStream({ ref, count, first = 0, from, blobSize, seed }) {
   yield Buffer.concat(parts);
 }
 
-/** Append `count` generated commits to `ref` in the repository at gitDir (bare), on top of `from` (a sha, or none). Resolves with the new tip. */
+/**
+ * Append `count` generated commits to `ref` in the repository at gitDir (bare), on top of `from`
+ * (a sha, or none). Resolves with the new tip.
+ */
 async function generateCommits({ gitDir, env, ref, count, first = 0, from, blobSize, seed, timeoutMs = 120_000 }) {
   await git(['--git-dir', gitDir, 'fast-import', '--quiet', '--done'], {
     env,

@@ -84,7 +84,9 @@ async function run() {
     const sourcePack = fx.packStats(source);
     const commitCount = Number((await git(['--git-dir', source, 'rev-list', '--count', BRANCH])).stdout.trim());
     say(
-      `fixture: ${commitCount} commits, pack ${lib.mb(sourcePack.bytes).toFixed(1)} MB (${sourcePack.packs} pack), fast-import ${(importMs / 1000).toFixed(1)} s + repack -adb ${(repackMs / 1000).toFixed(1)} s`,
+      `fixture: ${commitCount} commits, pack ${lib.mb(sourcePack.bytes).toFixed(1)} MB (` +
+        `${sourcePack.packs} pack), fast-import ${(importMs / 1000).toFixed(1)} s + repack -adb ` +
+        `${(repackMs / 1000).toFixed(1)} s`,
     );
     if (commitCount < FIXTURE.commits || lib.mb(sourcePack.bytes) < FIXTURE.minPackMb) {
       warnings.push(`fixture smaller than asked: ${commitCount} commits, ${lib.mb(sourcePack.bytes).toFixed(1)} MB`);
@@ -108,7 +110,8 @@ async function run() {
     const loadGit = await git(['--git-dir', source, 'push', '-q', scratchTarget, 'refs/heads/*:refs/heads/*'], { timeoutMs: 180_000 });
     fs.rmSync(scratchTarget, { recursive: true, force: true });
     say(
-      `initial push of ${commitCount} commits: hearth ${(loadHearth.ms / 1000).toFixed(1)} s, local path ${(loadGit.ms / 1000).toFixed(1)} s`,
+      `initial push of ${commitCount} commits: hearth ${(loadHearth.ms / 1000).toFixed(1)} s, ` +
+        `local path ${(loadGit.ms / 1000).toFixed(1)} s`,
     );
 
     // The baseline is a plain bare copy. Both it and Hearth's copy (in its data dir) are then
@@ -120,7 +123,8 @@ async function run() {
     await git(['--git-dir', hearthGitDir, 'repack', '-adbq'], { timeoutMs: 180_000 });
     const packs = { hearth: fx.packStats(hearthGitDir), baseline: fx.packStats(baseline) };
     say(
-      `served packs: hearth ${lib.mb(packs.hearth.bytes).toFixed(1)} MB in ${packs.hearth.packs}, git ${lib.mb(packs.baseline.bytes).toFixed(1)} MB in ${packs.baseline.packs}`,
+      `served packs: hearth ${lib.mb(packs.hearth.bytes).toFixed(1)} MB in ${packs.hearth.packs}` +
+        `, git ${lib.mb(packs.baseline.bytes).toFixed(1)} MB in ${packs.baseline.packs}`,
     );
 
     // --- 1. Clone: alternating, one unmeasured warm-up each (page cache, first-request costs). ---
@@ -285,17 +289,23 @@ async function run() {
       {
         name: 'fetch',
         met: fetch.ratio <= TARGETS.fetchRatio,
-        line: `fetch of ${FETCH_COMMITS} commits: hearth ${s(fetch.hearth)} s vs git ${s(fetch.git)} s = ${fetch.ratio.toFixed(2)} — target ≤ ${TARGETS.fetchRatio}`,
+        line:
+          `fetch of ${FETCH_COMMITS} commits: hearth ${s(fetch.hearth)} s vs git ${s(fetch.git)} s = ` +
+          `${fetch.ratio.toFixed(2)} — target ≤ ${TARGETS.fetchRatio}`,
       },
       {
         name: 'push',
         met: push.ratio <= TARGETS.pushRatio,
-        line: `push of ${PUSH_COMMITS} commits: hearth ${s(push.hearth)} s vs git (local path) ${s(push.git)} s = ${push.ratio.toFixed(2)} — target ≤ ${TARGETS.pushRatio}`,
+        line:
+          `push of ${PUSH_COMMITS} commits: hearth ${s(push.hearth)} s vs git (local path) ` +
+          `${s(push.git)} s = ${push.ratio.toFixed(2)} — target ≤ ${TARGETS.pushRatio}`,
       },
       {
         name: 'concurrent clones RSS',
         met: concurrent.rssAddedMb < TARGETS.concurrentRssMb,
-        line: `${concurrent.clones} concurrent clones: server RSS +${concurrent.rssAddedMb.toFixed(1)} MB (wall ${s(concurrent.wallMs)} s) — target < ${TARGETS.concurrentRssMb} MB`,
+        line:
+          `${concurrent.clones} concurrent clones: server RSS +${concurrent.rssAddedMb.toFixed(1)} ` +
+          `MB (wall ${s(concurrent.wallMs)} s) — target < ${TARGETS.concurrentRssMb} MB`,
       },
     ];
     const [page1, page200] = api.endpoints;
@@ -305,7 +315,9 @@ async function run() {
       targets.push({
         name: 'commits page 200 vs 1',
         met: ratio <= TARGETS.commitsPageRatio,
-        line: `commits page 200 vs page 1: p50 ${page200.p50.toFixed(1)} ms vs ${page1.p50.toFixed(1)} ms = ${ratio.toFixed(2)}x — target ≤ ${TARGETS.commitsPageRatio}x`,
+        line:
+          `commits page 200 vs page 1: p50 ${page200.p50.toFixed(1)} ms vs ${page1.p50.toFixed(1)} ` +
+          `ms = ${ratio.toFixed(2)}x — target ≤ ${TARGETS.commitsPageRatio}x`,
       });
     }
     for (const t of targets) console.log(`${t.line}: ${t.met ? 'met' : 'NOT met'}`);
@@ -398,7 +410,10 @@ async function concurrentClones({ git, work, url, args = [], pid, packBytes, cou
   const reserve = 1024 ** 3;
   if (packBytes && free - reserve < count * perClone) {
     count = Math.max(1, Math.floor((free - reserve) / perClone));
-    const note = `only ${count} concurrent clones instead of ${CONCURRENT.clones}: ${lib.mb(free).toFixed(0)} MB free on ${work}'s disk, ~${lib.mb(perClone).toFixed(0)} MB per clone plus 1 GB reserve`;
+    const note =
+      `only ${count} concurrent clones instead of ${CONCURRENT.clones}: ` +
+      `${lib.mb(free).toFixed(0)} MB free on ${work}'s disk, ~${lib.mb(perClone).toFixed(0)} MB ` +
+      `per clone plus 1 GB reserve`;
     warnings.push(note);
     say(`NOTE: ${note}`);
   }

@@ -166,7 +166,8 @@ function queryPlan(dbFile, ids) {
   try {
     // The SQL knex builds for the listing route (GET /repos/{owner}/{repo}/issues?state=open&type=issues&labels=…).
     const where =
-      '`repo_id` = ? and `is_closed` = ? and `is_pull` = ? and exists (select 1 from `issue_label` as `il` where `il`.`issue_id` = `issue`.`id` and `il`.`label_id` = ?)';
+      '`repo_id` = ? and `is_closed` = ? and `is_pull` = ? and exists (select 1 from ' +
+      '`issue_label` as `il` where `il`.`issue_id` = `issue`.`id` and `il`.`label_id` = ?)';
     const args = [ids.big.repoId, 0, 0, ids.big.labelId];
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN select * from \`issue\` where ${where} order by \`index\` desc limit ? offset ?`)
@@ -199,7 +200,8 @@ async function run() {
     const headers = { authorization: `token ${token}` };
     const owner = lib.HEARTH_ADMIN.username;
     const list = (repo, page) =>
-      `${server.url}/api/v1/repos/${owner}/${repo}/issues?state=open&type=issues&labels=${encodeURIComponent(LABEL)}&limit=${LIMIT}&page=${page}`;
+      `${server.url}/api/v1/repos/${owner}/${repo}/issues?state=open&type=issues&labels=` +
+      `${encodeURIComponent(LABEL)}&limit=${LIMIT}&page=${page}`;
     const probe = await lib.request(`${server.url}/api/v1/repos/${owner}/big/issues/1/timeline?limit=1`, { headers });
     const hasTimeline = probe.status === 200;
     const eventsUrl = hasTimeline
@@ -248,26 +250,35 @@ async function run() {
       {
         name: 'seed',
         met: seeded.seconds <= TARGETS.seedSeconds,
-        line: `seed (both repositories): ${seeded.issues + 2} issues, ${seeded.comments + 2} comments in ${seeded.seconds.toFixed(1)} s — target ≤ ${TARGETS.seedSeconds} s`,
+        line:
+          `seed (both repositories): ${seeded.issues + 2} issues, ${seeded.comments + 2} comments in ` +
+          `${seeded.seconds.toFixed(1)} s — target ≤ ${TARGETS.seedSeconds} s`,
       },
       {
         name: 'page 1,000 vs page 1',
         met: ratios.farVsFirstP50 <= TARGETS.farVsFirst,
-        line: `page ${FAR_PAGE} vs page 1 (big): p50 ${f(ratios.farVsFirstP50)}x, p99 ${f(ratios.farVsFirstP99)}x — target ≤ ${TARGETS.farVsFirst}x (p50)`,
+        line:
+          `page ${FAR_PAGE} vs page 1 (big): p50 ${f(ratios.farVsFirstP50)}x, p99 ` +
+          `${f(ratios.farVsFirstP99)}x — target ≤ ${TARGETS.farVsFirst}x (p50)`,
       },
       {
         name: '100,000 vs 100 issues',
         met: ratios.bigVsSmallP50 <= TARGETS.bigVsSmall,
-        line: `big vs small page 1: p50 ${f(ratios.bigVsSmallP50)}x, p99 ${f(ratios.bigVsSmallP99)}x — target ≤ ${TARGETS.bigVsSmall}x (p50)`,
+        line:
+          `big vs small page 1: p50 ${f(ratios.bigVsSmallP50)}x, p99 ${f(ratios.bigVsSmallP99)}x — ` +
+          `target ≤ ${TARGETS.bigVsSmall}x (p50)`,
       },
       { name: 'no full scans', met: !plan.fullScan, line: 'query plan of the label-filtered page and count without full scans' },
     ];
 
     console.log(
-      `big: ${SIZES.bigIssues.toLocaleString('en')} issues, ${SIZES.comments.toLocaleString('en')} comments; small: ${SIZES.smallIssues} issues; seeded in ${seeded.seconds.toFixed(1)} s`,
+      `big: ${SIZES.bigIssues.toLocaleString('en')} issues, ` +
+        `${SIZES.comments.toLocaleString('en')} comments; small: ${SIZES.smallIssues} issues; ` +
+        `seeded in ${seeded.seconds.toFixed(1)} s`,
     );
     console.log(
-      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; listing: state=open&type=issues&labels=${LABEL}&limit=${LIMIT}\n`,
+      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests ` +
+        `each, interleaved; listing: state=open&type=issues&labels=${LABEL}&limit=${LIMIT}\n`,
     );
     console.log(lib.table(rows));
     console.log(`\nquery plan (page): ${plan.page.join(' | ')}\nquery plan (count): ${plan.count.join(' | ')}\n`);

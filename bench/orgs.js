@@ -208,25 +208,37 @@ async function run() {
       {
         name: 'latency p50',
         met: ratios.p50 <= TARGET_RATIO,
-        line: `GET /repos/{owner}/{repo} p50: big ${f(bigLat.p50)} ms vs small ${f(smallLat.p50)} ms = ${f(ratios.p50)}x — target ≤ ${TARGET_RATIO}x`,
+        line:
+          `GET /repos/{owner}/{repo} p50: big ${f(bigLat.p50)} ms vs small ${f(smallLat.p50)} ms = ` +
+          `${f(ratios.p50)}x — target ≤ ${TARGET_RATIO}x`,
       },
       {
         name: 'latency p99',
         met: ratios.p99 <= TARGET_RATIO,
-        line: `GET /repos/{owner}/{repo} p99: big ${f(bigLat.p99)} ms vs small ${f(smallLat.p99)} ms = ${f(ratios.p99)}x — target ≤ ${TARGET_RATIO}x`,
+        line:
+          `GET /repos/{owner}/{repo} p99: big ${f(bigLat.p99)} ms vs small ${f(smallLat.p99)} ms = ` +
+          `${f(ratios.p99)}x — target ≤ ${TARGET_RATIO}x`,
       },
       {
         name: 'throughput',
         met: ratios.throughput <= TARGET_RATIO,
-        line: `throughput: big ${Math.round(throughput[0].requestsPerSec)} req/s vs small ${Math.round(throughput[1].requestsPerSec)} req/s = ${f(ratios.throughput)}x slower — target ≤ ${TARGET_RATIO}x`,
+        line:
+          `throughput: big ${Math.round(throughput[0].requestsPerSec)} req/s vs small ` +
+          `${Math.round(throughput[1].requestsPerSec)} req/s = ${f(ratios.throughput)}x slower — ` +
+          `target ≤ ${TARGET_RATIO}x`,
       },
     ];
 
     console.log(
-      `plugins loaded: ${plugins.join(', ') || '(none)'}; big: ${seeded.repositories} repositories, ${seeded.teams} teams, ${seeded.teamRepos} team_repos, ${seeded.teamUsers} team_users (seeded in ${seeded.seconds.toFixed(1)} s); member in ${SIZES.memberTeams} teams of big, 1 of small`,
+      `plugins loaded: ${plugins.join(', ') || '(none)'}; big: ${seeded.repositories} ` +
+        `repositories, ${seeded.teams} teams, ${seeded.teamRepos} team_repos, ${seeded.teamUsers} ` +
+        `team_users (seeded in ${seeded.seconds.toFixed(1)} s); member in ${SIZES.memberTeams} ` +
+        `teams of big, 1 of small`,
     );
     console.log(
-      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup} s warm-up + ${THROUGHPUT.duration} s\n`,
+      `latency: ${LATENCY.warmup} warm-up + ${LATENCY.requests} sequential keep-alive requests ` +
+        `each, interleaved; throughput: ${THROUGHPUT.connections} connections, ${THROUGHPUT.warmup}` +
+        ` s warm-up + ${THROUGHPUT.duration} s\n`,
     );
     console.log(lib.table(rows));
     console.log('');

@@ -154,7 +154,9 @@ async function run() {
   console.log(lib.table(rows));
   console.log(`upload of ${FILE_MB} MB: ${result.uploadSeconds.toFixed(2)} s`);
   console.log(
-    `hearth RSS: ${result.rss.beforeMb.toFixed(0)} MB before, +${result.rss.growthMb.toFixed(0)} MB at peak (target < ${TARGET_RSS_MB} MB: ${result.rss.growthMb < TARGET_RSS_MB ? 'met' : 'NOT met'})`,
+    `hearth RSS: ${result.rss.beforeMb.toFixed(0)} MB before, +` +
+      `${result.rss.growthMb.toFixed(0)} MB at peak (target < ${TARGET_RSS_MB} MB: ` +
+      `${result.rss.growthMb < TARGET_RSS_MB ? 'met' : 'NOT met'})`,
   );
   if (result.nginxMissing) console.log(result.nginxMissing);
   return result;

@@ -198,7 +198,10 @@ async function run() {
       {
         name: 'files page position',
         met: midRatio <= TARGETS.pagePosition && lastRatio <= TARGETS.pagePosition,
-        line: `files page p50, middle / last vs first: ${f(midRatio)}x / ${f(lastRatio)}x (p99 ${f(fs_[1].p99 / fs_[0].p99)}x / ${f(fs_[2].p99 / fs_[0].p99)}x) — target ≤ ${TARGETS.pagePosition}x`,
+        line:
+          `files page p50, middle / last vs first: ${f(midRatio)}x / ${f(lastRatio)}x (p99 ` +
+          `${f(fs_[1].p99 / fs_[0].p99)}x / ${f(fs_[2].p99 / fs_[0].p99)}x) — target ≤ ` +
+          `${TARGETS.pagePosition}x`,
       },
     ];
     console.log('');

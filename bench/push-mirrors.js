@@ -65,7 +65,8 @@ async function makeFixture(dir) {
         const msg = `commit ${i}\n`;
         const body = `file ${i % 100} revision ${i}\n`;
         chunks.push(
-          `commit refs/heads/main\nmark :${i}\ncommitter Bench <bench@example.com> ${t0 + i} +0000\ndata ${Buffer.byteLength(msg)}\n${msg}` +
+          `commit refs/heads/main\nmark :${i}\n` +
+            `committer Bench <bench@example.com> ${t0 + i} +0000\ndata ${Buffer.byteLength(msg)}\n${msg}` +
             (i > 1 ? `from :${i - 1}\n` : '') +
             `M 644 inline f${String(i % 100).padStart(3, '0')}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`,
         );
@@ -222,7 +223,8 @@ async function run() {
 
   const f = (s) => `${s.toFixed(2)} s`;
   console.log(
-    `fixture: ${COMMITS} commits, ${TAGS} tags (${result.fixtureSeconds.toFixed(1)} s to write, ${result.seedPushSeconds.toFixed(1)} s to push to the source)\n`,
+    `fixture: ${COMMITS} commits, ${TAGS} tags (${result.fixtureSeconds.toFixed(1)} s to ` +
+      `write, ${result.seedPushSeconds.toFixed(1)} s to push to the source)\n`,
   );
   console.log(
     lib.table([
@@ -234,7 +236,9 @@ async function run() {
   );
   const met = result.ratio <= TARGET_RATIO;
   console.log(
-    `\nratio hearth / by hand from the source repo: ${result.ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}: ${met ? 'met' : 'NOT met'}); vs the fixture: ${result.ratioVsFixture.toFixed(2)}`,
+    `\nratio hearth / by hand from the source repo: ${result.ratio.toFixed(2)} (target ≤ ` +
+      `${TARGET_RATIO}: ${met ? 'met' : 'NOT met'}); vs the fixture: ` +
+      `${result.ratioVsFixture.toFixed(2)}`,
   );
   console.log(
     `sync_on_commit: push ${f(result.onCommit.pushSeconds)}, then on the target after ${f(result.onCommit.untilMirroredSeconds)}`,

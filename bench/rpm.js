@@ -183,7 +183,9 @@ async function run() {
     ]),
   );
   console.log(
-    `\nrpmbuild of ${FILL + SAMPLES * 2 + WARMUP} packages: ${buildSeconds.toFixed(1)} s; filling 1,000: ${result.fillSeconds.toFixed(1)} s; p50 per 100 uploads (ms): ${result.p50PerHundredMs.join(' ')}`,
+    `\nrpmbuild of ${FILL + SAMPLES * 2 + WARMUP} packages: ${buildSeconds.toFixed(1)} s; ` +
+      `filling 1,000: ${result.fillSeconds.toFixed(1)} s; p50 per 100 uploads (ms): ` +
+      `${result.p50PerHundredMs.join(' ')}`,
   );
   console.log(
     lib.table([
@@ -218,7 +220,8 @@ async function run() {
     ]),
   );
   console.log(
-    `\nupload + regenerated repomd.xml, 1,001st ÷ 1st (p50): ${result.visibleRatio.toFixed(2)} (informational: the first read after a change regenerates the group's metadata)`,
+    `\nupload + regenerated repomd.xml, 1,001st ÷ 1st (p50): ${result.visibleRatio.toFixed(2)} ` +
+      `(informational: the first read after a change regenerates the group's metadata)`,
   );
   const verdicts = [
     {

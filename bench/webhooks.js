@@ -205,7 +205,9 @@ async function run() {
 
     const f = (n) => n.toFixed(1);
     console.log(
-      `throughput: ${SIZES.hooks} hooks × ${SIZES.issues} issues = ${expected.toLocaleString('en')} deliveries; issues created ${SIZES.concurrency} at a time in ${f(createdMs)} ms`,
+      `throughput: ${SIZES.hooks} hooks × ${SIZES.issues} issues = ` +
+        `${expected.toLocaleString('en')} deliveries; issues created ${SIZES.concurrency} at a ` +
+        `time in ${f(createdMs)} ms`,
     );
     console.log(
       lib.table([

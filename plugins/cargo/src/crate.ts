@@ -92,7 +92,8 @@ export function toIndexEntry(meta: Record<string, unknown>, cksum: string, pubti
   const { name, vers } = meta;
   if (typeof name !== 'string' || !CRATE_NAME.test(name)) {
     throw new PublishError(
-      `invalid crate name ${JSON.stringify(name ?? null)}: it must start with a letter and contain only letters, digits, '-' or '_' (at most 64 characters)`,
+      `invalid crate name ${JSON.stringify(name ?? null)}: it must start with a letter and ` +
+        `contain only letters, digits, '-' or '_' (at most 64 characters)`,
     );
   }
   if (typeof vers !== 'string' || !isSemver(vers))

@@ -142,8 +142,9 @@ function indexService(ctx: PluginContext<Settings>) {
    * Bring the git index up to date after a crate changed: one commit with its index file (and
    * config.json when the owner's name, visibility or the public URL changed). The owner's first
    * publish (or first fetch: cargo reads the index before publishing) creates the repository. An
-   * update whose content the index has already (a concurrent publish committed it) makes no commit. A failure is logged: the database stays the truth, and the
-   * next change of the crate or `rebuild-index` repairs the index.
+   * update whose content the index has already (a concurrent publish committed it) makes no
+   * commit. A failure is logged: the database stays the truth, and the next change of the crate
+   * or `rebuild-index` repairs the index.
    */
   async function crateChanged(owner: UserInfo, name: string, message: string): Promise<void> {
     try {
@@ -256,7 +257,8 @@ function routes(ctx: PluginContext<Settings>, index: IndexService): Router {
       const existing = await crateRow(ownerId, entry.name);
       if (existing && existing.name !== entry.name) {
         throw ApiError.conflict(
-          `crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``,
+          `crate \`${entry.name}\` conflicts with the existing crate \`${existing.name}\` (names are ` +
+            `unique ignoring case and '-'/'_'); publish it as \`${existing.name}\``,
         );
       }
       const versions = await packages.listVersions(ownerId, TYPE, entry.name);
@@ -491,7 +493,8 @@ export default definePlugin<Settings>({
         if (!owner) throw ApiError.notFound(`user does not exist [name: ${args[0]}]`);
         const { head, files } = await index.rebuild(owner);
         out(
-          `rebuilt the cargo index of ${owner.name}: ${files - 1} crate file(s) and config.json in ${index.store.dirOf(owner.id)} (commit ${head})`,
+          `rebuilt the cargo index of ${owner.name}: ${files - 1} crate file(s) and config.json in ` +
+            `${index.store.dirOf(owner.id)} (commit ${head})`,
         );
         return 0;
       },
