@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const doc = require('@hearth/core/dist/issues/milestone-document') as typeof import('../core/kernel/src/issues/milestone-document');
+import * as doc from '../plugins/issues/src/milestone-document';
 
 let server: TestServer;
 let templatesDir: string;

@@ -1,6 +1,5 @@
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const store = require('@hearth/core/dist/issues/issue-store') as typeof import('../core/kernel/src/issues/issue-store');
+import * as store from '../plugins/issues/src/issue-store';
 
 let server: TestServer;
 const tokens: Record<string, string> = {};

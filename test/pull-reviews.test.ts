@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ForgeEvent } from '@hearth/plugin-api';
 import { startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { cutDiffAroundLine } from '../core/kernel/src/pulls/review-routes';
+import { cutDiffAroundLine } from '../plugins/pulls/src/review-routes';
 
 type User = { name: string; password: string; id: number };
 let server: TestServer;

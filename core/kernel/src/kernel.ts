@@ -43,7 +43,9 @@ import { forkOperations } from './repos/fork-routes';
 import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
-import { recordActivity } from './repos/activity';
+import { tapFollowers } from './repos/followers';
+import { watchOperations } from './repos/watches';
+import { starOperations } from './repos/stars';
 import { orgOperations } from './orgs/org-routes';
 import { branchProtectionOperations } from './protection/branch-protection-routes';
 import { assertNotLastOwner, removeOrganization, removeUserMemberships } from './orgs/org-store';
@@ -52,15 +54,6 @@ import { tapRepositoryLifecycle as tapAttachmentsRepositoryLifecycle } from './a
 import { attachmentsRouter } from './attachments/download-router';
 import { attachmentService, type KernelAttachments } from './plugins/attachments';
 import { AttachedGitDirectories } from './repos/attached-git';
-import { tapRepositoryIssues } from './issues/issue-store';
-import { openIssueCounts } from './issues/issue-counts';
-import { tapRepositoryLabels } from './issues/label-templates';
-import { tapRepositoryLifecycle as tapPullsRepositoryLifecycle } from './pulls/pull-store';
-import { issueOperations } from './issues/issue-routes';
-import { issueInteractionOperations } from './issues/interaction-routes';
-import { issueCatalogOperations } from './issues/catalog-routes';
-import { pullOperations } from './pulls/pull-routes';
-import { notificationOperations } from './notifications/notification-routes';
 import { contentsSiteRouter } from './repos/contents-site';
 import { buildApiRouter, withBoundedIntegers, type RegisteredOperation } from './http/operations';
 import { buildOpenApi } from './http/openapi';
@@ -143,7 +136,7 @@ export class Hearth {
     this.tokens = new TokenService(db, credentials);
     this.repos = new RepoService(db, this.hooks, config, this.users);
     for (const unit of unservedUnits(config, plugins)) this.repos.unservedUnits.add(unit);
-    recordActivity(this.hooks, db, this.repos);
+    tapFollowers(this.hooks, db);
     this.hooks.user.deleting.tapPromise('hearth:organizations', async ({ user, trx }) => {
       if (user.type === 1) return removeOrganization(trx, user.id);
       await assertNotLastOwner(trx, user.id);
@@ -194,6 +187,8 @@ export class Hearth {
         ...transferOperations({ ...repoDeps, attached: this.attachedGit }), ...generateOperations(repoDeps),
       ].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
+      const followerDeps = { db: this.db, repos: this.repos, users: this.users, http: deps.http, rootUrl: () => this.config.server.ROOT_URL };
+      [...watchOperations(followerDeps), ...starOperations(followerDeps)].forEach((op) => r.api(op));
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
       r.root('/', smartHttpRouter({
@@ -210,18 +205,9 @@ export class Hearth {
     this.hooks.http.routes.tap('hearth:attachments', (r) => {
       r.root('/', attachmentsRouter({
         db: this.db, config: this.config, repos: this.repos, users: this.users, authenticate: (req) => this.authenticate(req),
-        releaseCheck: () => this.attachments.releaseCheck(),
+        releaseCheck: () => this.attachments.releaseCheck(), issueCheck: () => this.attachments.issueCheck(),
       }));
     });
-    tapRepositoryLabels(this.hooks, this.db, this.config);
-    tapRepositoryIssues(this.hooks);
-    this.repos.addCounts(openIssueCounts(this.db));
-    this.hooks.http.routes.tap('hearth:issues', (r) => {
-      [...issueOperations(services), ...issueInteractionOperations(services), ...issueCatalogOperations(services)].forEach((op) => r.api(op));
-    });
-    tapPullsRepositoryLifecycle(this.hooks);
-    this.hooks.http.routes.tap('hearth:pulls', (r) => pullOperations(services).forEach((op) => r.api(op)));
-    this.hooks.http.routes.tap('hearth:notifications', (r) => notificationOperations(services).forEach((op) => r.api(op)));
     startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contexts.contextFor(loaded));

@@ -16,6 +16,10 @@ export interface AttachmentInfo {
   repositoryId: number;
   /** The release it belongs to, else 0. */
   releaseId: number;
+  /** The issue (or pull request) it belongs to, else 0; with `commentId`, the issue of its comment. (API 2.1) */
+  issueId: number;
+  /** The comment it belongs to, else 0. (API 2.1) */
+  commentId: number;
   uploaderId: number;
   name: string;
   size: number;
@@ -27,6 +31,10 @@ export interface AttachmentInfo {
 export interface AttachmentTarget {
   repositoryId: number;
   releaseId: number;
+  /** An issue's attachment: the issue (0 for a release's). (API 2.1) */
+  issueId?: number;
+  /** A comment's attachment: the comment (and its issue as `issueId`). (API 2.1) */
+  commentId?: number;
   uploaderId: number;
   /** The name to store (else the uploaded file's name); refused with 422 when not a valid file name. */
   name?: string;
@@ -42,6 +50,13 @@ export type ReleaseDownloadCheck = (
   repository: RepositoryTarget,
   principal: Principal | null,
 ) => Promise<boolean>;
+
+/**
+ * Which unit of its repository guards an issue's or comment's attachment (`issues` or `pulls`,
+ * read access needed), or null when the issue does not exist (404). (API 2.1)
+ * @public
+ */
+export type IssueDownloadCheck = (attachment: AttachmentInfo) => Promise<'issues' | 'pulls' | null>;
 
 /** `ctx.attachments`. Errors are ApiErrors (400, 413, 422). @public */
 export interface AttachmentService {
@@ -62,4 +77,14 @@ export interface AttachmentService {
   toApi(attachment: AttachmentInfo): Record<string, unknown>;
   /** The plugin that owns releases says who downloads their attachments (one check; without one they are 404). */
   guardReleaseDownloads(check: ReleaseDownloadCheck): void;
+  /** The attachments of issues themselves (not of their comments), oldest first. (API 2.1) */
+  listOfIssues(issueIds: readonly number[]): Promise<AttachmentInfo[]>;
+  /** The attachments of comments, oldest first. (API 2.1) */
+  listOfComments(commentIds: readonly number[]): Promise<AttachmentInfo[]>;
+  /** One attachment of an issue itself, or null. (API 2.1) */
+  getOfIssue(issueId: number, id: number): Promise<AttachmentInfo | null>;
+  /** One attachment of a comment, or null. (API 2.1) */
+  getOfComment(commentId: number, id: number): Promise<AttachmentInfo | null>;
+  /** The plugin that owns issues says which unit guards their attachments' downloads (one check; without one they are 404). (API 2.1) */
+  guardIssueDownloads(check: IssueDownloadCheck): void;
 }

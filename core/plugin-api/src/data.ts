@@ -16,6 +16,15 @@ export function unixToIso(unix: number): string {
   return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** An RFC 3339 time from a request (`field` names it) to unix seconds; ApiError 422 when it is not one. @public */
+export function parseTime(value: string, field: string): number {
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) {
+    throw ApiError.unprocessable(`${field} is not a valid date-time`, { errors: [{ field, message: 'must be an RFC 3339 date-time' }] });
+  }
+  return Math.floor(t / 1000);
+}
+
 /** Go's zero time, which Gitea prints for times that are unset or hidden from the viewer. @public */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Principal, RepoAccessLevel, RepoUnitName, RepositoryTarget, UserInfo } from './types';
+import type { Principal, PushEvent, RefUpdate, RepoAccessLevel, RepoUnitName, RepositoryTarget, UserInfo } from './types';
 
 /**
  * The core domain as feature plugins see it (API 2.1): repositories and their git directories,
@@ -89,6 +89,45 @@ export interface RepositoryDomain {
   recordPush(repository: RepositoryInfo, updates: Array<{ ref: string; oldId: string; newId: string }>, actor: UserInfo | null): Promise<void>;
   /** Contribute counts to the repository JSON: `collect` runs for each rendered page of repositories. */
   addCounts(collect: (repositoryIds: readonly number[]) => Promise<Map<number, RepositoryCounts>>): void;
+  /** The users watching a repository (its watchers, who get its notifications), in watch order. (API 2.1) */
+  watcherIds(repositoryId: number): Promise<number[]>;
+  /** The repositories a user watches. (API 2.1) */
+  watchedBy(userId: number): Promise<number[]>;
+  /** The users collaborating on a repository (any level). (API 2.1) */
+  collaboratorIds(repositoryId: number): Promise<number[]>;
+  /** The commits the branch table records for branches of a repository, by branch name; unknown branches are absent. (API 2.1) */
+  branchTips(repositoryId: number, branches: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Gitea's `Commit` JSON of the commits `git log <args>` lists in the repository (`args` are log
+   * options and a range, e.g. `['--skip=0', '--max-count=30', '--end-of-options', 'a..b']`), as
+   * `viewer` sees their authors. (API 2.1)
+   */
+  commitLog(
+    repository: RepositoryInfo, args: string[], options: CommitDetails, viewer: Principal | null,
+  ): Promise<Record<string, unknown>[]>;
+  /**
+   * The commits one ref update of a push brought, newest first (a bounded number, 200), and how
+   * many there are; read once per push event and ref whoever asks (closing keywords, feeds). (API 2.1)
+   */
+  pushedCommits(event: PushEvent, update: RefUpdate): Promise<{ commits: PushedCommit[]; total: number }>;
+}
+
+/** What `RepositoryDomain.commitLog` adds to each commit (Gitea's `stat`, `files`, `verification` query options). @public */
+export interface CommitDetails {
+  stat: boolean;
+  files: boolean;
+  verification: boolean;
+}
+
+/** A commit a push brought. @public */
+export interface PushedCommit {
+  sha: string;
+  /** The whole message (subject, blank line, body). */
+  message: string;
+  authorName: string;
+  authorEmail: string;
+  /** Committer date, ISO 8601. */
+  timestamp: string;
 }
 
 /** The result of a git process. @public */

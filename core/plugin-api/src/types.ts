@@ -14,6 +14,8 @@ import type { ServiceRef, ServiceRegistry } from './services';
 import type { PackageSigningKeys } from './package-signing';
 import type { AttachedGitDirectory } from './attached-git';
 import type { AttachmentService } from './attachments';
+import type { OrganizationDirectory } from './organizations';
+import type { BranchProtection } from './protection';
 
 /** A JSON Schema (draft-07 subset that ajv and Swagger 2.0 both understand). @public */
 export type JsonSchema = Record<string, unknown>;
@@ -781,6 +783,10 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly services: ServiceRegistry;
   /** Attachments (files of releases…), stored and served by the core. (API 2.1) */
   readonly attachments: AttachmentService;
+  /** Organization memberships and teams, as the core owns them. (API 2.1) */
+  readonly organizations: OrganizationDirectory;
+  /** Branch protection rules and the checks of merges and ref changes. (API 2.1) */
+  readonly protection: BranchProtection;
 }
 
 /** One schema migration of a plugin. Names sort in the order they run. @public */

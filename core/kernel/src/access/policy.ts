@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError, type Principal } from '@hearth/plugin-api';
+import { ApiError, actsAsAdmin, type Principal } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import { VISIBILITY, type UserRow } from '../users/models';
 import { RepositoryRow, type RepoUnit } from '../repos/models';
@@ -82,9 +82,7 @@ export function assertPackageWrite(canWrite: boolean, principal: Principal | nul
 }
 
 /** Site administrators act as such only with a full credential: a public-only token sees what anyone sees. */
-export function actsAsAdmin(principal: Principal | null): boolean {
-  return Boolean(principal && principal.user.isAdmin && !principal.publicOnly);
-}
+export { actsAsAdmin };
 
 /** What AccessPolicy.factsFor reads about the caller and one repository. */
 interface AccessFacts {

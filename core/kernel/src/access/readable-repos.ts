@@ -48,7 +48,4 @@ export function whereReadable<Q extends Knex.QueryBuilder>(db: Knex, query: Q, c
   return query;
 }
 
-/** A principal for a user acting as themselves (no token restrictions): used to check what a recipient may read. */
-export function principalOf(user: Principal['user']): Principal {
-  return { user, method: 'internal', scopes: null, publicOnly: false };
-}
+export { principalOf } from '@hearth/plugin-api';

@@ -55,7 +55,7 @@ function toRow(raw: any): AttachmentRow {
 /** An attachment row as the plugin API hands it out. */
 export function attachmentInfo(row: AttachmentRow): AttachmentInfo {
   return {
-    id: row.id, uuid: row.uuid, repositoryId: row.repo_id, releaseId: row.release_id, uploaderId: row.uploader_id,
+    id: row.id, uuid: row.uuid, repositoryId: row.repo_id, releaseId: row.release_id, issueId: row.issue_id, commentId: row.comment_id, uploaderId: row.uploader_id,
     name: row.name, size: row.size, downloadCount: row.download_count, createdUnix: row.created_unix,
   };
 }

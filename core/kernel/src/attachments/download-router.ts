@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import {
-  ApiError, contentDisposition, isApiError, stream, type Principal, type ReleaseDownloadCheck, type RepositoryTarget,
+  ApiError, contentDisposition, isApiError, stream, type IssueDownloadCheck, type Principal, type ReleaseDownloadCheck, type RepositoryTarget,
 } from '@hearth/plugin-api';
 import { grants } from '../auth/scopes';
 import { send } from '../http/operations';
@@ -20,6 +20,8 @@ export interface AttachmentRouterDeps {
   authenticate(req: Request): Promise<Principal | null>;
   /** The releases plugin's check (drafts for writers only); none while releases are disabled. */
   releaseCheck(): ReleaseDownloadCheck | null;
+  /** The issues plugin's check (the unit guarding an issue's attachments); none while issues are disabled. */
+  issueCheck(): IssueDownloadCheck | null;
 }
 
 /**
@@ -32,7 +34,6 @@ export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
   const store = new AttachmentStore(deps.db, deps.config);
   const router = express.Router();
   const missing = () => ApiError.notFound('attachment does not exist');
-  const isTrue = (v: unknown) => v === true || v === 1 || v === '1';
 
   /**
    * The attachment's repository for the caller, read access on `unit`; any refusal looks like a
@@ -64,10 +65,11 @@ export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
       const repository = await readable(row.repo_id, principal, 'releases');
       if (!(await check(attachmentInfo(row), repository, principal))) throw missing();
     } else {
-      // An issue's or comment's attachment: readable with the issues (or pulls) of its repository.
-      const issue = row.issue_id ? await deps.db('issue').where({ id: row.issue_id, repo_id: row.repo_id }).first('is_pull') : null;
-      if (!issue) throw missing();
-      await readable(row.repo_id, principal, isTrue(issue.is_pull) ? 'pulls' : 'issues');
+      // An issue's or comment's attachment: readable with the issues (or pulls) of its repository, as the issues plugin says.
+      const check = deps.issueCheck();
+      const unit = check && row.issue_id ? await check(attachmentInfo(row)) : null;
+      if (!unit) throw missing();
+      await readable(row.repo_id, principal, unit);
     }
     const blob = await store.blobs.open(row.hash_sha256);
     await store.countDownload(row);

@@ -29,3 +29,31 @@ export const attachmentMigrations: PluginMigration[] = [
     },
   },
 ];
+
+/**
+ * The attachment columns of issues and comments (`issue_id`, `comment_id`: 0 for a release's).
+ * Earlier releases added them in the issues' `0010_interactions`: such databases have them
+ * already, so this only adds what is missing.
+ */
+export const attachmentLinkMigrations: PluginMigration[] = [
+  {
+    name: '0016_attachment_issue_links',
+    async up(db: Knex) {
+      if (await db.schema.hasColumn('attachment', 'issue_id')) return; // added by 0010_interactions of an earlier release
+      await db.schema.alterTable('attachment', (t) => {
+        t.integer('issue_id').notNullable().defaultTo(0).index();
+        t.integer('comment_id').notNullable().defaultTo(0).index();
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.alterTable('attachment', (t) => {
+        t.dropIndex(['issue_id']);
+        t.dropIndex(['comment_id']);
+      });
+      await db.schema.alterTable('attachment', (t) => {
+        t.dropColumn('issue_id');
+        t.dropColumn('comment_id');
+      });
+    },
+  },
+];

@@ -2,12 +2,9 @@ import type { Knex } from 'knex';
 import type { PluginMigration } from '@hearth/plugin-api';
 import { orgMigrations } from '../orgs/migrations';
 import { packageMigrations } from '../packages/migrations';
-import { attachmentMigrations } from '../attachments/migrations';
-import { issueMigrations } from '../issues/migrations';
-import { issueInteractionMigrations } from '../issues/interaction-migrations';
-import { issueCatalogMigrations } from '../issues/catalog-migrations';
-import { pullMigrations } from '../pulls/migrations';
-import { notificationMigrations } from '../notifications/migrations';
+import { attachmentLinkMigrations, attachmentMigrations } from '../attachments/migrations';
+import { followerMigrations } from '../repos/follower-migrations';
+import { protectionMigrations } from '../protection/migrations';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -175,33 +172,10 @@ export const coreMigrations: PluginMigration[] = [
       });
     },
   },
-  {
-    name: '0005_activities',
-    async up(db: Knex) {
-      // Gitea's `action` rows: what the activity feeds show (served by the feeds feature).
-      await db.schema.createTable('activities', (t) => {
-        t.increments('id').primary();
-        t.integer('op_type').notNullable();
-        t.integer('act_user_id').notNullable();
-        t.integer('repo_id').notNullable();
-        t.string('ref_name', 255).notNullable().defaultTo('');
-        t.boolean('is_private').notNullable().defaultTo(false);
-        t.text('content').notNullable();
-        t.bigInteger('created_unix').notNullable();
-        t.index(['repo_id', 'created_unix']);
-        t.index(['act_user_id', 'created_unix']);
-      });
-    },
-    async down(db: Knex) {
-      await db.schema.dropTable('activities');
-    },
-  },
   ...orgMigrations,
   ...packageMigrations,
   ...attachmentMigrations,
-  ...issueMigrations,
-  ...issueInteractionMigrations,
-  ...issueCatalogMigrations,
-  ...pullMigrations,
-  ...notificationMigrations,
+  ...followerMigrations,
+  ...attachmentLinkMigrations,
+  ...protectionMigrations,
 ];

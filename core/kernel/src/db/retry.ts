@@ -1,21 +1,2 @@
-const TRANSIENT = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40P01', '40001', 'SQLITE_BUSY']);
-
-/** A deadlock or serialization failure: the transaction was rolled back and may simply be run again. */
-export function isTransientConflict(err: unknown): boolean {
-  const e = err as { code?: string; nativeError?: { code?: string } } | null;
-  return !!e && (TRANSIENT.has(e.code ?? '') || TRANSIENT.has(e.nativeError?.code ?? ''));
-}
-
-/** Run an idempotent transaction, retrying a few times when the database aborted it for a conflict. */
-export async function withConflictRetry<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= attempts || !isTransientConflict(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
-    }
-  }
-}
-
+export { isTransientConflict, withConflictRetry } from '@hearth/plugin-api';
 export { KeyedQueue } from '@hearth/plugin-api';

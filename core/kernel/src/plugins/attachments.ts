@@ -1,17 +1,19 @@
 import type { Knex } from 'knex';
-import { ApiError, type AttachmentInfo, type AttachmentService, type ReleaseDownloadCheck } from '@hearth/plugin-api';
+import { ApiError, type AttachmentInfo, type AttachmentService, type IssueDownloadCheck, type ReleaseDownloadCheck } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { AttachmentStore, attachmentInfo, attachmentToApi, type AttachmentRow } from '../attachments/attachment-store';
 
-/** `ctx.attachments`, plus the release check the kernel's download router asks. */
+/** `ctx.attachments`, plus the release and issue checks the kernel's download router asks. */
 export interface KernelAttachments extends AttachmentService {
   releaseCheck(): ReleaseDownloadCheck | null;
+  issueCheck(): IssueDownloadCheck | null;
 }
 
 /** Attachments as the plugin API offers them (`ctx.attachments`): plain data over the core's AttachmentStore. */
 export function attachmentService(db: Knex, config: HearthConfig): KernelAttachments {
   const store = new AttachmentStore(db, config);
   let check: ReleaseDownloadCheck | null = null;
+  let issueCheck: IssueDownloadCheck | null = null;
   const rowOf = async (attachment: AttachmentInfo): Promise<AttachmentRow> => {
     const row = await store.byUuid(attachment.uuid);
     if (!row) throw ApiError.notFound(`attachment does not exist [id: ${attachment.id}]`);
@@ -19,7 +21,7 @@ export function attachmentService(db: Knex, config: HearthConfig): KernelAttachm
   };
   return {
     create: async (req, target) => attachmentInfo(await store.upload(req, {
-      repoId: target.repositoryId, releaseId: target.releaseId, uploaderId: target.uploaderId, name: target.name,
+      repoId: target.repositoryId, releaseId: target.releaseId, issueId: target.issueId, commentId: target.commentId, uploaderId: target.uploaderId, name: target.name,
     })),
     listOfReleases: async (releaseIds) => (await store.list([...releaseIds])).map(attachmentInfo),
     getOfRelease: async (releaseId, id) => {
@@ -41,5 +43,20 @@ export function attachmentService(db: Knex, config: HearthConfig): KernelAttachm
       check = next;
     },
     releaseCheck: () => check,
+    listOfIssues: async (issueIds) => (await store.listOf('issue', [...issueIds])).map(attachmentInfo),
+    listOfComments: async (commentIds) => (await store.listOf('comment', [...commentIds])).map(attachmentInfo),
+    getOfIssue: async (issueId, id) => {
+      const row = await store.getOf('issue', issueId, id);
+      return row ? attachmentInfo(row) : null;
+    },
+    getOfComment: async (commentId, id) => {
+      const row = await store.getOf('comment', commentId, id);
+      return row ? attachmentInfo(row) : null;
+    },
+    guardIssueDownloads: (next) => {
+      if (issueCheck) throw new Error('an issue download check is registered already (one plugin owns issues)');
+      issueCheck = next;
+    },
+    issueCheck: () => issueCheck,
   };
 }

@@ -30,6 +30,8 @@ import { ServiceDirectory } from './service-registry';
 import { gitToolkit } from './git-toolkit';
 import { repositoryDomain } from './repository-domain';
 import { outboundNetwork } from './outbound';
+import { organizationDirectory } from './organizations';
+import { branchProtection } from './protection';
 import type { AttachedGitDirectories } from '../repos/attached-git';
 
 /** What the kernel hands the factory: its services, built before any plugin applies. */
@@ -89,10 +91,12 @@ export class PluginContexts {
           return row ? repos.access.unitPermission(row, principal, unit as RepoUnit) : 'none';
         },
       },
-      repositories: repositoryDomain(repos, config),
+      repositories: repositoryDomain(repos, config, users, http),
       outbound: outboundNetwork(config),
       secrets: (purpose: string) => new SecretBox(config, purpose),
       attachments,
+      organizations: organizationDirectory(db),
+      protection: branchProtection(db, repos),
     };
   }
 

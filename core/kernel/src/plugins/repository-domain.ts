@@ -1,12 +1,17 @@
-import type { Principal, RepositoryDomain, RepositoryInfo, RepositoryTarget, UserInfo } from '@hearth/plugin-api';
+import type { HttpHelpers, Principal, RepositoryDomain, RepositoryInfo, RepositoryTarget, UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import type { RepoService } from '../repos/repo-service';
 import type { RepositoryRow } from '../repos/models';
 import type { UserRow } from '../users/models';
+import type { UserService } from '../users/user-service';
 import { repoLinks } from '../repos/links';
+import { watchedBy, watcherIds } from '../repos/followers';
+import { logCommits, toApiCommits } from '../repos/commit-json';
+import { pushedCommits } from '../repos/pushed-commits';
 
 /** Repositories as the plugin API offers them (`ctx.repositories`): plain data over RepoService. */
-export function repositoryDomain(repos: RepoService, config: HearthConfig): RepositoryDomain {
+export function repositoryDomain(repos: RepoService, config: HearthConfig, users: UserService, http: HttpHelpers): RepositoryDomain {
+  const db = repos.query().knex();
   const info = (row: RepositoryRow): RepositoryInfo => row.toInfo(repos.gitDir(row.owner_name, row.name));
   const rowOf = async (repository: RepositoryInfo | RepositoryTarget): Promise<RepositoryRow> => {
     const row = await repos.byId(repository.id);
@@ -37,6 +42,23 @@ export function repositoryDomain(repos: RepoService, config: HearthConfig): Repo
     updateRef: async (repository, ref, oldId, newId, actor: UserInfo, reason) => repos.updateRef(await rowOf(repository), ref, oldId, newId, actor, reason),
     recordPush: async (repository, updates, actor) => repos.recordPush(await rowOf(repository), updates, actor),
     addCounts: (collect) => repos.addCounts(collect),
+    watcherIds: (repositoryId) => watcherIds(db, repositoryId),
+    watchedBy: (userId) => watchedBy(db, userId),
+    collaboratorIds: async (repositoryId) => (await db('collaborations').where('repo_id', repositoryId).orderBy('id').select('user_id'))
+      .map((r: { user_id: unknown }) => Number(r.user_id)),
+    branchTips: async (repositoryId, branches) => {
+      const out = new Map<string, string>();
+      if (branches.length === 0) return out;
+      const rows = await db('repo_branches').where('repo_id', repositoryId).whereIn('name', [...new Set(branches)]).select('name', 'commit_id');
+      for (const row of rows as Array<{ name: string; commit_id: string }>) out.set(row.name, String(row.commit_id));
+      return out;
+    },
+    commitLog: async (repository, args, options, viewer) => {
+      const commits = await logCommits(repository.gitDir, args);
+      const links = repoLinks(config, repository.ownerName, repository.name);
+      return toApiCommits({ users, config, http, repos }, repository.gitDir, links, viewer, commits, options);
+    },
+    pushedCommits: (event, update) => pushedCommits(event, update, repos.gitDir(event.ownerName, event.name)),
   };
 }
 

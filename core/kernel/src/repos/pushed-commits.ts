@@ -1,23 +1,8 @@
-import type { PushEvent, RefUpdate } from '@hearth/plugin-api';
+import type { PushEvent, PushedCommit, RefUpdate } from '@hearth/plugin-api';
 import { ZERO_ID, gitText } from './git';
 
 /** Commits read per pushed ref: enough for closing keywords (Gitea reads a bounded number too). */
 export const PUSHED_COMMITS_READ = 200;
-
-export interface PushedCommit {
-  sha: string;
-  /** The whole message (subject, blank line, body). */
-  message: string;
-  authorName: string;
-  authorEmail: string;
-  /** Committer date, ISO 8601. */
-  timestamp: string;
-}
-
-/** Gitea's `%s`: the message's first paragraph on one line. */
-export function subjectOf(message: string): string {
-  return message.trim().split(/\n\s*\n/)[0].replace(/\s*\n\s*/g, ' ');
-}
 
 const reads = new WeakMap<PushEvent, Map<string, Promise<{ commits: PushedCommit[]; total: number }>>>();
 

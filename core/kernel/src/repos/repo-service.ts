@@ -253,8 +253,8 @@ export class RepoService {
     await trx('repo_topics').where('repo_id', id).delete();
     await trx('repo_transfers').where('repo_id', id).delete();
     await deleteCommitStatuses(trx, [id]);
+    await trx('protected_branch').where('repo_id', id).delete();
     await removeRepoAccess(trx, id);
-    await trx('activities').where('repo_id', id).delete();
     await trx('repositories').where('id', id).delete();
   }
 

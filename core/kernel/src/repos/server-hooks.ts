@@ -5,7 +5,7 @@ import { ZERO_ID } from './git';
 /**
  * The server-side hooks of every repository. pre-receive refuses deleting the default branch,
  * writing the server's own refs (refs/pull/*, refs/hearth/*), and what protected branches forbid
- * the pusher (HEARTH_REF_RULES: the transport asks pulls/ref-protection.ts) —
+ * the pusher (HEARTH_REF_RULES: the transport asks protection/ref-protection.ts) —
  * git shows the message to the pusher; post-receive hands the applied ref updates to the
  * server through the file named by HEARTH_PUSH_LOG. Neither interpolates anything a user sent.
  */

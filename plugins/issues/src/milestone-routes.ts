@@ -1,0 +1,212 @@
+import {
+  ApiError,
+  created,
+  insertId,
+  noContent,
+  nowUnix,
+  ok,
+  OWNER_REPO_PARAMS,
+  parseTime,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type RepositoryInfo,
+} from '@hearth/plugin-api';
+import { list, type IssueContext, type IssueDeps, type RepoParams } from './issue-context';
+import { toMilestone, type MilestoneRow } from './issue-store';
+
+interface MilestoneBody {
+  title?: string;
+  description?: string;
+  due_on?: string | null;
+  state?: string;
+}
+type MsParams = RepoParams & { id: string };
+
+const MS_PARAMS: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(OWNER_REPO_PARAMS.properties as object),
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: 'the milestone to get, identified by ID and if not available by name',
+    },
+  },
+  required: ['owner', 'repo', 'id'],
+};
+
+function state(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'open') return false;
+  if (value === 'closed') return true;
+  throw ApiError.unprocessable(`invalid state "${value}": open or closed`, {
+    errors: [{ field: 'state', message: 'must be open or closed' }],
+  });
+}
+
+/**
+ * Milestones (`/repos/{owner}/{repo}/milestones…`): reading needs the issues unit, changes need
+ * write on it. `open_issues`/`closed_issues` are counted from the issues; `closed_at` is set each
+ * time the state becomes closed. A closed milestone can still be assigned to issues.
+ */
+export function milestoneOperations(deps: IssueDeps, ctx: IssueContext): ApiOperation[] {
+  const { db, http } = deps;
+
+  /** By id, else by name (as Gitea). */
+  const find = async (r: RepositoryInfo, ref: string): Promise<MilestoneRow> => {
+    let row: unknown;
+    if (/^\d{1,10}$/.test(ref))
+      row = await db('milestone')
+        .where({ repo_id: r.id, id: Number(ref) })
+        .first();
+    if (!row) row = await db('milestone').where({ repo_id: r.id, name: ref }).first();
+    if (!row) throw ApiError.notFound(`milestone does not exist [${ref}]`);
+    return toMilestone(row);
+  };
+  const one = async (id: number) => (await ctx.milestoneJsons([toMilestone(await db('milestone').where('id', id).first())]))[0];
+
+  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+  return [
+    {
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/milestones',
+      operationId: 'issueGetMilestonesList',
+      access: { repo: { need: 'read', unit: 'issues' } },
+      summary: "Get all of a repository's opened milestones",
+      params: OWNER_REPO_PARAMS,
+      paged: true,
+      query: {
+        type: 'object',
+        properties: {
+          state: {
+            type: 'string',
+            enum: ['open', 'closed', 'all'],
+            description: 'Milestone state, "open", "closed" or "all"; default "open"',
+          },
+          name: { type: 'string', maxLength: 255, description: 'filter by milestone name' },
+        },
+      },
+      responses: { 200: list('Milestone') },
+      handler: async (req: ApiRequest<unknown, { state?: string; name?: string }, RepoParams>) => {
+        const o = await ctx.open(req);
+        const q = db('milestone').where('repo_id', o.r.id);
+        const st = req.query.state ?? 'open';
+        if (st !== 'all') q.where('is_closed', st === 'closed');
+        if (req.query.name) q.where('name', req.query.name);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = (
+          await q
+            .clone()
+            .orderBy([
+              { column: 'deadline_unix', order: 'asc' },
+              { column: 'id', order: 'asc' },
+            ])
+            .offset(req.paging.offset)
+            .limit(req.paging.limit)
+        ).map(toMilestone);
+        return http.paged(req, await ctx.milestoneJsons(rows), Number(n));
+      },
+    },
+    {
+      ...base,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/milestones',
+      operationId: 'issueCreateMilestone',
+      access: { repo: { need: 'write', unit: 'issues' } },
+      summary: 'Create a milestone',
+      auth: 'required',
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateMilestoneOption',
+      bodyRequired: true,
+      responses: { 201: 'Milestone', 403: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<MilestoneBody, unknown, RepoParams>) => {
+        const o = await ctx.open(req);
+        const b = req.body;
+        if (!b.title) throw ApiError.unprocessable('title is required', { errors: [{ field: 'title', message: 'required' }] });
+        const now = nowUnix();
+        const closed = state(b.state) ?? false;
+        const id = await insertId(db, 'milestone', {
+          repo_id: o.r.id,
+          name: b.title,
+          content: b.description ?? '',
+          is_closed: closed,
+          deadline_unix: b.due_on ? parseTime(b.due_on, 'due_on') : 0,
+          closed_date_unix: closed ? now : 0,
+          created_unix: now,
+          updated_unix: now,
+        });
+        return created(await one(id));
+      },
+    },
+    {
+      ...base,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/milestones/{id}',
+      operationId: 'issueGetMilestone',
+      access: { repo: { need: 'read', unit: 'issues' } },
+      summary: 'Get a milestone',
+      params: MS_PARAMS,
+      responses: { 200: 'Milestone', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, MsParams>) => {
+        const o = await ctx.open(req);
+        return ok((await ctx.milestoneJsons([await find(o.r, req.params.id)]))[0]);
+      },
+    },
+    {
+      ...base,
+      method: 'patch',
+      path: '/repos/{owner}/{repo}/milestones/{id}',
+      operationId: 'issueEditMilestone',
+      access: { repo: { need: 'write', unit: 'issues' } },
+      summary: 'Update a milestone',
+      auth: 'required',
+      params: MS_PARAMS,
+      body: 'EditMilestoneOption',
+      bodyRequired: true,
+      responses: { 200: 'Milestone', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<MilestoneBody, unknown, MsParams>) => {
+        const o = await ctx.open(req);
+        const m = await find(o.r, req.params.id);
+        const b = req.body;
+        const now = nowUnix();
+        const patch: Record<string, unknown> = { updated_unix: now };
+        if (b.title !== undefined) {
+          if (!b.title) throw ApiError.unprocessable('title may not be empty', { errors: [{ field: 'title', message: 'required' }] });
+          patch.name = b.title;
+        }
+        if (b.description !== undefined) patch.content = b.description;
+        if (b.due_on !== undefined) patch.deadline_unix = b.due_on ? parseTime(b.due_on, 'due_on') : 0;
+        const closed = state(b.state);
+        if (closed !== undefined) {
+          patch.is_closed = closed;
+          if (closed && !m.is_closed) patch.closed_date_unix = now;
+        }
+        await db('milestone').where('id', m.id).update(patch);
+        return ok(await one(m.id));
+      },
+    },
+    {
+      ...base,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/milestones/{id}',
+      operationId: 'issueDeleteMilestone',
+      access: { repo: { need: 'write', unit: 'issues' } },
+      summary: 'Delete a milestone',
+      auth: 'required',
+      params: MS_PARAMS,
+      responses: { 204: 'milestone deleted', 403: 'APIError', 404: 'APIError' },
+      handler: async (req: ApiRequest<unknown, unknown, MsParams>) => {
+        const o = await ctx.open(req);
+        const m = await find(o.r, req.params.id);
+        await db.transaction(async (trx) => {
+          await trx('issue').where({ repo_id: o.r.id, milestone_id: m.id }).update({ milestone_id: 0 });
+          await trx('milestone').where('id', m.id).delete();
+        });
+        return noContent();
+      },
+    },
+  ];
+}
