@@ -20,7 +20,8 @@ const PUBLIC = 'aa-public';
 /** The two repositories under test: public, each of an owner only some may see. */
 const REPOS = { org: `${CORP}/open`, user: `${HIDDEN}/open` } as const;
 
-const as = (who: string | null, options: CallOptions = {}): CallOptions => (who ? { ...options, basic: [who, passwords.get(who)!] } : options);
+const as = (who: string | null, options: CallOptions = {}): CallOptions =>
+  who ? { ...options, basic: [who, passwords.get(who)!] } : options;
 const call = (method: string, path: string, who: string | null, body?: unknown) => server.api(method, path, as(who, { body }));
 const names = (body: { full_name: string }[]) => body.map((r) => r.full_name);
 
@@ -34,7 +35,11 @@ async function uploadAttachment(repo: string, releaseId: number, who: string, co
   const form = new FormData();
   form.append('attachment', new Blob([content], { type: 'text/plain' }), 'notes.txt');
   const auth = `Basic ${Buffer.from(`${who}:${passwords.get(who)}`).toString('base64')}`;
-  const res = await fetch(new URL(`api/v1/repos/${repo}/releases/${releaseId}/assets`, server.url), { method: 'POST', headers: { Authorization: auth }, body: form });
+  const res = await fetch(new URL(`api/v1/repos/${repo}/releases/${releaseId}/assets`, server.url), {
+    method: 'POST',
+    headers: { Authorization: auth },
+    body: form,
+  });
   const body = (await res.json()) as { uuid: string };
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(body)}`);
   return body.uuid;
@@ -49,13 +54,22 @@ beforeAll(async () => {
   passwords.set(ADMIN.name, ADMIN.password);
   for (const name of [OWNER, MEMBER, STRANGER, RESTRICTED, PUBLIC]) passwords.set(name, (await server.user(name)).password);
   passwords.set(HIDDEN, (await server.user(HIDDEN, { visibility: 'private' })).password);
-  await must('restrict', call('PATCH', `/admin/users/${RESTRICTED}`, ADMIN.name, { restricted: true, login_name: RESTRICTED, source_id: 0 }));
+  await must(
+    'restrict',
+    call('PATCH', `/admin/users/${RESTRICTED}`, ADMIN.name, { restricted: true, login_name: RESTRICTED, source_id: 0 }),
+  );
 
   await must('org', call('POST', '/orgs', OWNER, { username: CORP, visibility: 'private' }));
   await must('org repo', call('POST', `/orgs/${CORP}/repos`, OWNER, { name: 'open', private: false, auto_init: true }));
-  const team = await must('team', call('POST', `/orgs/${CORP}/teams`, OWNER, {
-    name: 'readers', permission: 'read', includes_all_repositories: true, units: ['repo.code', 'repo.issues', 'repo.releases', 'repo.wiki'],
-  }));
+  const team = await must(
+    'team',
+    call('POST', `/orgs/${CORP}/teams`, OWNER, {
+      name: 'readers',
+      permission: 'read',
+      includes_all_repositories: true,
+      units: ['repo.code', 'repo.issues', 'repo.releases', 'repo.wiki'],
+    }),
+  );
   teamId = team.id;
   await must('team member', call('PUT', `/teams/${teamId}/members/${MEMBER}`, OWNER));
   await must('hidden repo', call('POST', '/user/repos', HIDDEN, { name: 'open', private: false, auto_init: true }));
@@ -65,7 +79,10 @@ beforeAll(async () => {
     const writer = kind === 'org' ? OWNER : HIDDEN;
     const release = await must(`release ${repo}`, call('POST', `/repos/${repo}/releases`, writer, { tag_name: 'v1', name: 'One' }));
     uuids[kind] = await uploadAttachment(repo, release.id, writer, `notes of ${repo}`);
-    await must(`wiki ${repo}`, call('POST', `/repos/${repo}/wiki/new`, writer, { title: 'Home', content_base64: Buffer.from('# Home').toString('base64') }));
+    await must(
+      `wiki ${repo}`,
+      call('POST', `/repos/${repo}/wiki/new`, writer, { title: 'Home', content_base64: Buffer.from('# Home').toString('base64') }),
+    );
   }
 
   // The member stars and watches the organization's repository and a public one; the hidden user their own.
@@ -76,7 +93,9 @@ beforeAll(async () => {
   await must('star own', call('PUT', `/user/starred/${REPOS.user}`, HIDDEN));
 
   const put = await fetch(new URL(`api/packages/${CORP}/generic/tool/1.0.0/tool.txt`, server.url), {
-    method: 'PUT', headers: { Authorization: `Basic ${Buffer.from(`${OWNER}:${passwords.get(OWNER)}`).toString('base64')}` }, body: 'tool',
+    method: 'PUT',
+    headers: { Authorization: `Basic ${Buffer.from(`${OWNER}:${passwords.get(OWNER)}`).toString('base64')}` },
+    body: 'tool',
   });
   expect(put.status).toBe(201);
 });

@@ -24,13 +24,18 @@ let orgLabelId: number;
 beforeAll(async () => {
   server = await startServer();
   tokens.admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, [...SCOPES, 'write:admin']);
-  for (const name of ['boss', 'member', 'stranger', 'restricted', 'coder', 'triager']) tokens[name] = await server.token(await server.user(name), SCOPES);
+  for (const name of ['boss', 'member', 'stranger', 'restricted', 'coder', 'triager'])
+    tokens[name] = await server.token(await server.user(name), SCOPES);
   tokens.hermit = await server.token(await server.user('hermit', { visibility: 'private' }), SCOPES);
   await must('PATCH', '/admin/users/restricted', 'admin', { restricted: true, login_name: 'restricted', source_id: 0 });
 
   // A private organization with a public and a private repository.
   await must('POST', '/orgs', 'boss', { username: 'hidden', visibility: 'private' });
-  for (const [name, priv] of [['pubrepo', false], ['secret', true]] as const) await must('POST', '/orgs/hidden/repos', 'boss', { name, private: priv });
+  for (const [name, priv] of [
+    ['pubrepo', false],
+    ['secret', true],
+  ] as const)
+    await must('POST', '/orgs/hidden/repos', 'boss', { name, private: priv });
   await must('POST', '/repos/hidden/pubrepo/issues', 'boss', { title: 'needle in a private organization' });
   await must('POST', '/repos/hidden/secret/issues', 'boss', { title: 'secret issue' });
   const team = async (body: Record<string, unknown>, member: string, repos: string[]) => {
@@ -61,7 +66,7 @@ describe('GET /repos/issues/search', () => {
     return (reply.body as { repository: { full_name: string } }[]).map((i) => i.repository.full_name).sort();
   };
 
-  test('anonymous callers and strangers see neither a private organization\'s nor a private user\'s public repositories', async () => {
+  test("anonymous callers and strangers see neither a private organization's nor a private user's public repositories", async () => {
     expect(await found(null)).toEqual(['boss/open']);
     expect(await found('stranger')).toEqual(['boss/open']);
     expect((await call('GET', '/repos/issues/search?q=needle&owner=hidden', 'stranger')).body).toEqual([]);
@@ -85,7 +90,7 @@ describe('the issues unit of a team', () => {
     expect((await call('POST', '/repos/hidden/secret/issues', 'coder', { title: 'nope' })).status).toBe(404);
   });
 
-  test('a team granting read on issues: reads, may open an issue (as Gitea), but may not change others\' or manage labels', async () => {
+  test("a team granting read on issues: reads, may open an issue (as Gitea), but may not change others' or manage labels", async () => {
     expect((await call('GET', '/repos/hidden/secret/issues', 'triager')).status).toBe(200);
     expect((await call('GET', '/repos/hidden/secret/issues/1', 'triager')).status).toBe(200);
     expect((await call('PATCH', '/repos/hidden/secret/issues/1', 'triager', { state: 'closed' })).status).toBe(403);

@@ -21,17 +21,29 @@ type Caller = 'anonymous' | 'stranger' | 'restricted' | 'member' | 'partial' | '
 type OwnerKind = 'pub-org' | 'lim-org' | 'priv-org' | 'pub-user' | 'priv-user';
 type Need = 'read' | 'write' | 'admin';
 type Access =
-  | 'anyone' | 'caller' | 'site-admin'
+  | 'anyone'
+  | 'caller'
+  | 'site-admin'
   | { repo: { need: Need; unit?: string }; params?: { owner: string; repo: string } }
   | { org: 'visible' | 'member' | 'owner'; param?: string }
   | { user: 'visible' | 'self-or-admin'; param?: string }
   | { team: 'member' | 'owner'; param?: string }
   | { packages: 'read' | 'write'; param?: string };
-interface Op { method: string; path: string; auth: string; access: Access; owner: string }
+interface Op {
+  method: string;
+  path: string;
+  auth: string;
+  access: Access;
+  owner: string;
+}
 
 const OWNER_KINDS: OwnerKind[] = ['pub-org', 'lim-org', 'priv-org', 'pub-user', 'priv-user'];
 const VISIBILITY: Record<OwnerKind, 'public' | 'limited' | 'private'> = {
-  'pub-org': 'public', 'lim-org': 'limited', 'priv-org': 'private', 'pub-user': 'public', 'priv-user': 'private',
+  'pub-org': 'public',
+  'lim-org': 'limited',
+  'priv-org': 'private',
+  'pub-user': 'public',
+  'priv-user': 'private',
 };
 const isOrg = (kind: OwnerKind) => kind.endsWith('-org');
 const ownerName = (kind: OwnerKind) => `mx-${kind}`;
@@ -89,9 +101,25 @@ let operations: Op[] = [];
 const passwords = new Map<string, string>();
 const publicOnlyTokens = new Map<string, string>();
 const teamIds: Record<string, number> = {};
-const ALL_SCOPES = ['delete:admin', 'delete:repository', 'delete:issue', 'delete:organization', 'delete:user', 'delete:package', 'delete:notification', 'delete:misc', 'delete:activitypub'];
+const ALL_SCOPES = [
+  'delete:admin',
+  'delete:repository',
+  'delete:issue',
+  'delete:organization',
+  'delete:user',
+  'delete:package',
+  'delete:notification',
+  'delete:misc',
+  'delete:activitypub',
+];
 const CALLER_USERS: Partial<Record<Caller, string>> = {
-  stranger: 'mx-stranger', restricted: 'mx-restricted', member: 'mx-member', partial: 'mx-partial', collab: 'mx-collab', collabWrite: 'mx-writer', admin: ADMIN.name,
+  stranger: 'mx-stranger',
+  restricted: 'mx-restricted',
+  member: 'mx-member',
+  partial: 'mx-partial',
+  collab: 'mx-collab',
+  collabWrite: 'mx-writer',
+  admin: ADMIN.name,
 };
 
 /** The user a caller kind is, for targets of an owner kind. */
@@ -117,41 +145,92 @@ beforeAll(async () => {
     if (!(ok.length ? ok : [200, 201, 204]).includes(r.status)) throw new Error(`${what}: ${r.status} ${r.text}`);
     return r as { status: number; text: string; body?: any };
   };
-  for (const name of [ORG_OWNER, 'mx-stranger', 'mx-restricted', 'mx-member', 'mx-partial', 'mx-collab', 'mx-writer', ownerName('pub-user')]) {
+  for (const name of [
+    ORG_OWNER,
+    'mx-stranger',
+    'mx-restricted',
+    'mx-member',
+    'mx-partial',
+    'mx-collab',
+    'mx-writer',
+    ownerName('pub-user'),
+  ]) {
     passwords.set(name, (await server.user(name)).password);
   }
   passwords.set(ownerName('priv-user'), (await server.user(ownerName('priv-user'), { visibility: 'private' })).password);
-  await must('restrict', server.api('PATCH', '/admin/users/mx-restricted', { ...admin, body: { restricted: true, login_name: 'mx-restricted', source_id: 0 } }));
+  await must(
+    'restrict',
+    server.api('PATCH', '/admin/users/mx-restricted', { ...admin, body: { restricted: true, login_name: 'mx-restricted', source_id: 0 } }),
+  );
   const as = (name: string) => ({ basic: [name, passwords.get(name)!] as [string, string] });
   for (const kind of OWNER_KINDS) {
     const owner = ownerName(kind);
     if (isOrg(kind)) {
       await must(`org ${kind}`, server.api('POST', '/orgs', { ...as(ORG_OWNER), body: { username: owner, visibility: VISIBILITY[kind] } }));
       for (const name of ['open', 'closed']) {
-        await must(`repo ${owner}/${name}`, server.api('POST', `/orgs/${owner}/repos`, { ...as(ORG_OWNER), body: { name, private: name === 'closed', auto_init: true } }));
+        await must(
+          `repo ${owner}/${name}`,
+          server.api('POST', `/orgs/${owner}/repos`, { ...as(ORG_OWNER), body: { name, private: name === 'closed', auto_init: true } }),
+        );
       }
-      const plain = await must('team plain', server.api('POST', `/orgs/${owner}/teams`, { ...as(ORG_OWNER), body: { name: 'plain', permission: 'read', includes_all_repositories: false, units: ['repo.code', 'repo.issues'] } }));
+      const plain = await must(
+        'team plain',
+        server.api('POST', `/orgs/${owner}/teams`, {
+          ...as(ORG_OWNER),
+          body: { name: 'plain', permission: 'read', includes_all_repositories: false, units: ['repo.code', 'repo.issues'] },
+        }),
+      );
       teamIds[`${kind}:plain`] = (plain as any).body.id;
-      const partial = await must('team issues-only', server.api('POST', `/orgs/${owner}/teams`, { ...as(ORG_OWNER), body: { name: 'issues-only', includes_all_repositories: true, units_map: { 'repo.issues': 'read' } } }));
+      const partial = await must(
+        'team issues-only',
+        server.api('POST', `/orgs/${owner}/teams`, {
+          ...as(ORG_OWNER),
+          body: { name: 'issues-only', includes_all_repositories: true, units_map: { 'repo.issues': 'read' } },
+        }),
+      );
       teamIds[`${kind}:issues-only`] = (partial as any).body.id;
       await must('member', server.api('PUT', `/teams/${teamIds[`${kind}:plain`]}/members/mx-member`, as(ORG_OWNER)));
       await must('partial', server.api('PUT', `/teams/${teamIds[`${kind}:issues-only`]}/members/mx-partial`, as(ORG_OWNER)));
     } else {
       for (const name of ['open', 'closed']) {
-        await must(`repo ${owner}/${name}`, server.api('POST', '/user/repos', { ...as(owner), body: { name, private: name === 'closed', auto_init: true } }));
+        await must(
+          `repo ${owner}/${name}`,
+          server.api('POST', '/user/repos', { ...as(owner), body: { name, private: name === 'closed', auto_init: true } }),
+        );
       }
     }
     const creator = isOrg(kind) ? ORG_OWNER : owner;
-    await must('collaborator', server.api('PUT', `/repos/${owner}/closed/collaborators/mx-collab`, { ...as(creator), body: { permission: 'read' } }));
-    await must('writer', server.api('PUT', `/repos/${owner}/closed/collaborators/mx-writer`, { ...as(creator), body: { permission: 'write' } }));
+    await must(
+      'collaborator',
+      server.api('PUT', `/repos/${owner}/closed/collaborators/mx-collab`, { ...as(creator), body: { permission: 'read' } }),
+    );
+    await must(
+      'writer',
+      server.api('PUT', `/repos/${owner}/closed/collaborators/mx-writer`, { ...as(creator), body: { permission: 'write' } }),
+    );
     for (const name of ['open', 'closed']) {
-      await must('issue', server.api('POST', `/repos/${owner}/${name}/issues`, { ...as(creator), body: { title: `issue of ${owner}/${name}` } }));
+      await must(
+        'issue',
+        server.api('POST', `/repos/${owner}/${name}/issues`, { ...as(creator), body: { title: `issue of ${owner}/${name}` } }),
+      );
     }
   }
   for (const user of [ORG_OWNER, ownerName('pub-user'), ownerName('priv-user')]) {
-    publicOnlyTokens.set(user, await server.token({ name: user, password: passwords.get(user)! }, ['public-only', ...ALL_SCOPES.filter((s) => s !== 'delete:admin')]));
+    publicOnlyTokens.set(
+      user,
+      await server.token({ name: user, password: passwords.get(user)! }, [
+        'public-only',
+        ...ALL_SCOPES.filter((s) => s !== 'delete:admin'),
+      ]),
+    );
   }
-  operations = server.kernel.apiOperations.map(({ op, owner }) => ({ method: op.method.toUpperCase(), path: op.path, auth: op.auth ?? 'optional', access: op.access as Access, owner }));
+  operations = server.kernel.apiOperations.map(({ op, owner }) => ({
+    method: op.method.toUpperCase(),
+    path: op.path,
+    auth: op.auth ?? 'optional',
+    access: op.access as Access,
+    owner,
+  }));
 }, 180000);
 afterAll(() => server?.close());
 
@@ -164,14 +243,33 @@ function fill(path: string, values: Record<string, string>, self = 'mx-stranger'
   return path.replace(/\{([^}*]+)\*?\}/g, (_, name: string) => {
     if (name in values) return encodeURIComponent(values[name]);
     switch (name) {
-      case 'index': case 'id': case 'position': case 'attachment_id': return '1';
-      case 'username': case 'collaborator': case 'user': return self;
-      case 'org': return values.orgName ?? ownerName('pub-org');
-      case 'repo': return 'open';
-      case 'diffType': return 'diff';
-      case 'filepath': return 'README.md';
-      case 'branch': case 'ref': case 'sha': case 'base': case 'head': case 'name': case 'tag': return 'main';
-      default: return 'x';
+      case 'index':
+      case 'id':
+      case 'position':
+      case 'attachment_id':
+        return '1';
+      case 'username':
+      case 'collaborator':
+      case 'user':
+        return self;
+      case 'org':
+        return values.orgName ?? ownerName('pub-org');
+      case 'repo':
+        return 'open';
+      case 'diffType':
+        return 'diff';
+      case 'filepath':
+        return 'README.md';
+      case 'branch':
+      case 'ref':
+      case 'sha':
+      case 'base':
+      case 'head':
+      case 'name':
+      case 'tag':
+        return 'main';
+      default:
+        return 'x';
     }
   });
 }
@@ -194,12 +292,19 @@ test('every registered operation declares access that fits its path', () => {
   for (const op of operations) {
     const a = op.access as any;
     const where = `${op.method} ${op.path} (${op.owner})`;
-    if (a === undefined) { problems.push(`${where}: no access declaration`); continue; }
+    if (a === undefined) {
+      problems.push(`${where}: no access declaration`);
+      continue;
+    }
     const kind = typeof a === 'string' ? a : Object.keys(a).find((k) => k !== 'params' && k !== 'param');
-    const expectKind = (k: string) => { if (kind !== (EXCEPTIONS[`${op.method} ${op.path}`] ?? k)) problems.push(`${where}: declares ${kind}, a path like this one needs ${k}`); };
+    const expectKind = (k: string) => {
+      if (kind !== (EXCEPTIONS[`${op.method} ${op.path}`] ?? k))
+        problems.push(`${where}: declares ${kind}, a path like this one needs ${k}`);
+    };
     if (/^\/repos\/\{owner\}\/\{repo\}/.test(op.path)) expectKind('repo');
-    else if (/^\/orgs\/\{org\}/.test(op.path)) { if (kind !== 'org' && kind !== 'site-admin') expectKind('org'); }
-    else if (/^\/teams\/\{id\}/.test(op.path)) expectKind('team');
+    else if (/^\/orgs\/\{org\}/.test(op.path)) {
+      if (kind !== 'org' && kind !== 'site-admin') expectKind('org');
+    } else if (/^\/teams\/\{id\}/.test(op.path)) expectKind('team');
     else if (/^\/admin\//.test(op.path)) expectKind('site-admin');
     else if (/^\/users\/\{username\}/.test(op.path)) expectKind('user');
     else if (/^\/packages\/\{owner\}/.test(op.path)) expectKind('packages');
@@ -210,7 +315,11 @@ test('every registered operation declares access that fits its path', () => {
 
 // --- the matrix ---------------------------------------------------------------------------------
 
-interface Case { caller: Caller; kind: OwnerKind; isPrivate: boolean }
+interface Case {
+  caller: Caller;
+  kind: OwnerKind;
+  isPrivate: boolean;
+}
 const REPO_CASES: Case[] = [
   { caller: 'anonymous', kind: 'priv-org', isPrivate: false },
   { caller: 'stranger', kind: 'priv-org', isPrivate: false },
@@ -246,7 +355,8 @@ function repoVerdict(op: Op, c: Case): Verdict {
 }
 
 /** The message of a 404 from the access check itself (as opposed to a missing issue, branch, …). */
-const ACCESS_404 = /^(repository does not exist|the \w+ unit of this repository|organization does not exist|user does not exist|team does not exist)/;
+const ACCESS_404 =
+  /^(repository does not exist|the \w+ unit of this repository|organization does not exist|user does not exist|team does not exist)/;
 
 async function check(op: Op, verdict: Verdict, path: string, caller: Caller, kind: OwnerKind, failures: string[], label: string) {
   // Writes run only where the caller must be refused: the fixtures stay as they are.
@@ -267,7 +377,11 @@ test('repository operations: 404 when not visible, 403 when the level is missing
   for (const op of operations.filter((o) => typeof o.access === 'object' && 'repo' in o.access)) {
     const params = (op.access as any).params ?? { owner: 'owner', repo: 'repo' };
     for (const c of REPO_CASES) {
-      const path = fill(op.path, { [params.owner]: ownerName(c.kind), [params.repo]: c.isPrivate ? 'closed' : 'open' }, callerUser(c.caller, c.kind) ?? 'mx-stranger');
+      const path = fill(
+        op.path,
+        { [params.owner]: ownerName(c.kind), [params.repo]: c.isPrivate ? 'closed' : 'open' },
+        callerUser(c.caller, c.kind) ?? 'mx-stranger',
+      );
       await check(op, repoVerdict(op, c), path, c.caller, c.kind, failures, `${c.caller} on ${c.kind}/${c.isPrivate ? 'closed' : 'open'}`);
     }
   }
@@ -282,8 +396,13 @@ test('organization, user, team, package, caller and site-admin operations', asyn
     if (role === 'member') return orgMember(caller, kind) ? 'pass' : 403;
     return caller === 'owner' ? 'pass' : 403;
   };
-  const profileVisible = (caller: Caller, kind: OwnerKind) => (isOrg(kind) ? ownerVisible(caller, kind)
-    : caller === 'admin' || caller === 'owner' || VISIBILITY[kind] === 'public' || (VISIBILITY[kind] === 'limited' && !['anonymous', 'publicOnly', 'restricted'].includes(caller)));
+  const profileVisible = (caller: Caller, kind: OwnerKind) =>
+    isOrg(kind)
+      ? ownerVisible(caller, kind)
+      : caller === 'admin' ||
+        caller === 'owner' ||
+        VISIBILITY[kind] === 'public' ||
+        (VISIBILITY[kind] === 'limited' && !['anonymous', 'publicOnly', 'restricted'].includes(caller));
   for (const op of operations) {
     const a = op.access as any;
     if (a === 'caller' || a === 'site-admin') {
@@ -292,26 +411,61 @@ test('organization, user, team, package, caller and site-admin operations', asyn
         await check(op, verdict, fill(op.path, {}, callerUser(caller, 'pub-user') ?? 'mx-stranger'), caller, 'pub-user', failures, caller);
       }
     } else if (typeof a === 'object' && 'org' in a) {
-      const cases: Array<[Caller, OwnerKind]> = [['anonymous', 'priv-org'], ['stranger', 'priv-org'], ['anonymous', 'lim-org'], ['restricted', 'pub-org'],
-        ['stranger', 'pub-org'], ['member', 'priv-org'], ['owner', 'priv-org']];
+      const cases: Array<[Caller, OwnerKind]> = [
+        ['anonymous', 'priv-org'],
+        ['stranger', 'priv-org'],
+        ['anonymous', 'lim-org'],
+        ['restricted', 'pub-org'],
+        ['stranger', 'pub-org'],
+        ['member', 'priv-org'],
+        ['owner', 'priv-org'],
+      ];
       for (const [caller, kind] of cases) {
         const verdict = credentialVerdict(op, caller) ?? orgRole(caller, kind, a.org);
-        await check(op, verdict, fill(op.path, { [a.param ?? 'org']: ownerName(kind) }, callerUser(caller, kind) ?? 'mx-stranger'), caller, kind, failures, `${caller} on ${kind}`);
+        await check(
+          op,
+          verdict,
+          fill(op.path, { [a.param ?? 'org']: ownerName(kind) }, callerUser(caller, kind) ?? 'mx-stranger'),
+          caller,
+          kind,
+          failures,
+          `${caller} on ${kind}`,
+        );
       }
     } else if (typeof a === 'object' && 'user' in a) {
-      const cases: Array<[Caller, OwnerKind]> = [['anonymous', 'priv-user'], ['stranger', 'priv-user'], ['stranger', 'pub-user'], ['restricted', 'priv-user'],
-        ['stranger', 'priv-org'], ['owner', 'pub-user'], ['admin', 'priv-user']];
+      const cases: Array<[Caller, OwnerKind]> = [
+        ['anonymous', 'priv-user'],
+        ['stranger', 'priv-user'],
+        ['stranger', 'pub-user'],
+        ['restricted', 'priv-user'],
+        ['stranger', 'priv-org'],
+        ['owner', 'pub-user'],
+        ['admin', 'priv-user'],
+      ];
       for (const [caller, kind] of cases) {
         let verdict = credentialVerdict(op, caller);
         if (!verdict) {
           if (!profileVisible(caller, kind)) verdict = 404;
           else verdict = a.user === 'self-or-admin' && caller !== 'admin' && !(caller === 'owner' && !isOrg(kind)) ? 403 : 'pass';
         }
-        await check(op, verdict, fill(op.path, { [a.param ?? 'username']: ownerName(kind) }), caller, kind, failures, `${caller} on ${kind}`);
+        await check(
+          op,
+          verdict,
+          fill(op.path, { [a.param ?? 'username']: ownerName(kind) }),
+          caller,
+          kind,
+          failures,
+          `${caller} on ${kind}`,
+        );
       }
     } else if (typeof a === 'object' && 'team' in a) {
-      const cases: Array<[Caller, string, OwnerKind]> = [['stranger', 'priv-org:plain', 'priv-org'], ['anonymous', 'pub-org:plain', 'pub-org'],
-        ['partial', 'pub-org:plain', 'pub-org'], ['member', 'priv-org:plain', 'priv-org'], ['owner', 'priv-org:plain', 'priv-org']];
+      const cases: Array<[Caller, string, OwnerKind]> = [
+        ['stranger', 'priv-org:plain', 'priv-org'],
+        ['anonymous', 'pub-org:plain', 'pub-org'],
+        ['partial', 'pub-org:plain', 'pub-org'],
+        ['member', 'priv-org:plain', 'priv-org'],
+        ['owner', 'priv-org:plain', 'priv-org'],
+      ];
       for (const [caller, team, kind] of cases) {
         let verdict = credentialVerdict(op, caller);
         if (!verdict) {
@@ -321,10 +475,24 @@ test('organization, user, team, package, caller and site-admin operations', asyn
         }
         // An anonymous caller never gets past a team route's credential requirement.
         if (caller === 'anonymous' && verdict === 404) verdict = 401;
-        await check(op, verdict, fill(op.path, { [a.param ?? 'id']: String(teamIds[team]), orgName: ownerName(kind) }, callerUser(caller, kind) ?? 'mx-stranger'), caller, kind, failures, `${caller} on team ${team}`);
+        await check(
+          op,
+          verdict,
+          fill(op.path, { [a.param ?? 'id']: String(teamIds[team]), orgName: ownerName(kind) }, callerUser(caller, kind) ?? 'mx-stranger'),
+          caller,
+          kind,
+          failures,
+          `${caller} on team ${team}`,
+        );
       }
     } else if (typeof a === 'object' && 'packages' in a) {
-      const cases: Array<[Caller, OwnerKind]> = [['stranger', 'priv-org'], ['anonymous', 'lim-org'], ['stranger', 'priv-user'], ['stranger', 'pub-user'], ['owner', 'pub-user']];
+      const cases: Array<[Caller, OwnerKind]> = [
+        ['stranger', 'priv-org'],
+        ['anonymous', 'lim-org'],
+        ['stranger', 'priv-user'],
+        ['stranger', 'pub-user'],
+        ['owner', 'pub-user'],
+      ];
       for (const [caller, kind] of cases) {
         let verdict = credentialVerdict(op, caller);
         if (!verdict) {
@@ -332,7 +500,15 @@ test('organization, user, team, package, caller and site-admin operations', asyn
           else if (a.packages === 'write' && caller !== 'owner') verdict = caller === 'anonymous' ? 401 : 403;
           else verdict = 'pass';
         }
-        await check(op, verdict, fill(op.path, { [a.param ?? 'owner']: ownerName(kind), type: 'generic' }), caller, kind, failures, `${caller} on ${kind}`);
+        await check(
+          op,
+          verdict,
+          fill(op.path, { [a.param ?? 'owner']: ownerName(kind), type: 'generic' }),
+          caller,
+          kind,
+          failures,
+          `${caller} on ${kind}`,
+        );
       }
     }
   }
@@ -342,14 +518,19 @@ test('organization, user, team, package, caller and site-admin operations', asyn
 // --- lists and the git transport ------------------------------------------------------------------
 
 const LIST_CALLERS: Caller[] = ['anonymous', 'stranger', 'restricted', 'member', 'partial', 'collab', 'collabWrite', 'admin', 'publicOnly'];
-const FIXTURES = OWNER_KINDS.flatMap((kind) => [false, true].map((isPrivate) => ({ kind, isPrivate, fullName: `${ownerName(kind)}/${isPrivate ? 'closed' : 'open'}` })));
+const FIXTURES = OWNER_KINDS.flatMap((kind) =>
+  [false, true].map((isPrivate) => ({ kind, isPrivate, fullName: `${ownerName(kind)}/${isPrivate ? 'closed' : 'open'}` })),
+);
 
 /** For list checks, 'publicOnly' is the public-only token of the public user (not an owner of the other fixtures). */
 const listKind: OwnerKind = 'pub-user';
-const readableBy = (caller: Caller) => new Set(FIXTURES.filter((f) => {
-  if (caller === 'publicOnly') return !f.isPrivate && VISIBILITY[f.kind] === 'public';
-  return repoLevel(caller, f.kind, f.isPrivate) > 0;
-}).map((f) => f.fullName));
+const readableBy = (caller: Caller) =>
+  new Set(
+    FIXTURES.filter((f) => {
+      if (caller === 'publicOnly') return !f.isPrivate && VISIBILITY[f.kind] === 'public';
+      return repoLevel(caller, f.kind, f.isPrivate) > 0;
+    }).map((f) => f.fullName),
+  );
 const fixtureNames = (items: Array<{ full_name: string }>) => new Set(items.map((r) => r.full_name).filter((n) => n.startsWith('mx-')));
 
 test('repository search, user and organization repository lists show exactly the readable repositories', async () => {
@@ -361,8 +542,14 @@ test('repository search, user and organization repository lists show exactly the
     for (const kind of OWNER_KINDS) {
       const owner = ownerName(kind);
       const reply = await call('GET', `${isOrg(kind) ? `/orgs/${owner}` : `/users/${owner}`}/repos?limit=50`, caller, listKind);
-      const ownerSeen = caller === 'publicOnly' ? VISIBILITY[kind] === 'public' : isOrg(kind) ? ownerVisible(caller, kind)
-        : caller === 'admin' || VISIBILITY[kind] === 'public' || (VISIBILITY[kind] === 'limited' && !['anonymous', 'restricted'].includes(caller));
+      const ownerSeen =
+        caller === 'publicOnly'
+          ? VISIBILITY[kind] === 'public'
+          : isOrg(kind)
+            ? ownerVisible(caller, kind)
+            : caller === 'admin' ||
+              VISIBILITY[kind] === 'public' ||
+              (VISIBILITY[kind] === 'limited' && !['anonymous', 'restricted'].includes(caller));
       if (!ownerSeen) {
         expect({ caller, owner, status: reply.status }).toEqual({ caller, owner, status: 404 });
         continue;
@@ -378,7 +565,9 @@ test('issue search lists issues of exactly the repositories whose issues the cal
   for (const caller of LIST_CALLERS) {
     const reply = await call('GET', '/repos/issues/search?limit=50&state=all', caller, listKind);
     expect(reply.status).toBe(200);
-    const seen = new Set((reply.body as Array<{ repository: { full_name: string } }>).map((i) => i.repository.full_name).filter((n) => n.startsWith('mx-')));
+    const seen = new Set(
+      (reply.body as Array<{ repository: { full_name: string } }>).map((i) => i.repository.full_name).filter((n) => n.startsWith('mx-')),
+    );
     expect({ caller, repos: [...seen].sort() }).toEqual({ caller, repos: [...readableBy(caller)].sort() });
   }
 }, 120000);
@@ -392,9 +581,16 @@ test('the git transport lets exactly the callers who may read the code list refs
     for (const f of FIXTURES) {
       const user = callerUser(caller, f.kind);
       const url = new URL(`${f.fullName}.git`, base);
-      if (user) { url.username = user; url.password = passwords.get(user)!; }
-      const listed = await run('git', ['ls-remote', url.toString()], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true' } })
-        .then(({ stdout }) => stdout.includes('refs/heads/main'), () => false);
+      if (user) {
+        url.username = user;
+        url.password = passwords.get(user)!;
+      }
+      const listed = await run('git', ['ls-remote', url.toString()], {
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true' },
+      }).then(
+        ({ stdout }) => stdout.includes('refs/heads/main'),
+        () => false,
+      );
       // git sends credentials only when challenged: what anyone may read is read anonymously.
       const readable = unitLevel(caller, f.kind, f.isPrivate, 'code') > 0 || repoLevel('anonymous', f.kind, f.isPrivate) > 0;
       expect({ caller, repo: f.fullName, listed }).toEqual({ caller, repo: f.fullName, listed: readable });

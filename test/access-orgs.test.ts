@@ -16,7 +16,8 @@ let server: TestServer;
 const tokens: Record<string, string> = {};
 const teams: Record<string, number> = {};
 
-const call = (method: string, path: string, who: string | null, body?: unknown) => server.api(method, path, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, path: string, who: string | null, body?: unknown) =>
+  server.api(method, path, { token: who ? tokens[who] : undefined, body });
 const must = async (method: string, path: string, who: string, body?: unknown) => {
   const res = await call(method, path, who, body);
   if (res.status >= 300) throw new Error(`${method} ${path} as ${who}: ${res.status} ${res.text}`);
@@ -28,7 +29,8 @@ const names = (items: Array<{ name?: string; login?: string }>) => items.map((i)
 beforeAll(async () => {
   server = await startServer();
   tokens.admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['all']);
-  for (const name of ['boss', 'insider', 'dev', 'reader', 'stranger', 'rita']) tokens[name] = await server.token(await server.user(name), ['all']);
+  for (const name of ['boss', 'insider', 'dev', 'reader', 'stranger', 'rita'])
+    tokens[name] = await server.token(await server.user(name), ['all']);
   tokens.pia = await server.token(await server.user('pia', { visibility: 'private' }), ['all']);
   await must('PATCH', '/admin/users/rita', 'admin', { restricted: true });
 
@@ -37,7 +39,11 @@ beforeAll(async () => {
   await must('POST', '/orgs', 'boss', { username: 'open' });
   await must('POST', '/admin/users/rita/orgs', 'admin', { username: 'ritas-org' });
   await must('POST', '/orgs/hidden/repos', 'boss', { name: 'inside' });
-  for (const [name, isPrivate] of [['pub', false], ['priv', true]] as const) await must('POST', '/orgs/open/repos', 'boss', { name, private: isPrivate });
+  for (const [name, isPrivate] of [
+    ['pub', false],
+    ['priv', true],
+  ] as const)
+    await must('POST', '/orgs/open/repos', 'boss', { name, private: isPrivate });
 
   const team = async (org: string, name: string, members: string[], repos: string[]) => {
     teams[name] = (await must('POST', `/orgs/${org}/teams`, 'boss', { name, permission: 'read' })).id;

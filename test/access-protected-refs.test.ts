@@ -61,7 +61,8 @@ beforeAll(async () => {
   expect((await commitAndPush('alice', 'main', 'feature', 'feature.txt')).status).toBe(0);
   for (const rule_name of ['main', 'feature', 'release/*']) {
     const rule = await server.api('POST', `${R}/branch_protections`, {
-      token: tokens.alice, body: { rule_name, enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['carol'] },
+      token: tokens.alice,
+      body: { rule_name, enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['carol'] },
     });
     expect(rule.status).toBe(201);
   }
@@ -89,7 +90,10 @@ describe('a writer outside the push whitelist', () => {
   });
 
   test('the contents API refuses creating, updating and deleting files on the protected branch', async () => {
-    const file = await server.api('POST', `${R}/contents/guarded.txt`, { token: tokens.carol, body: { content: content('one\n'), message: 'add' } });
+    const file = await server.api('POST', `${R}/contents/guarded.txt`, {
+      token: tokens.carol,
+      body: { content: content('one\n'), message: 'add' },
+    });
     expect(file.status).toBe(201);
     const sha = file.body.content.sha;
 
@@ -107,22 +111,51 @@ describe('a writer outside the push whitelist', () => {
       expect(res.body.message).toContain('protected branch');
     }
     // Repository admins get no exception (Gitea 1.20): alice owns the repository.
-    expect((await server.api('POST', `${R}/contents/alice.txt`, { token: tokens.alice, body: { content: content('x\n'), message: 'add' } })).status).toBe(403);
+    expect(
+      (await server.api('POST', `${R}/contents/alice.txt`, { token: tokens.alice, body: { content: content('x\n'), message: 'add' } }))
+        .status,
+    ).toBe(403);
     expect(await branchTip('release/2')).toBeNull();
 
-    const edited = await server.api('PUT', `${R}/contents/guarded.txt`, { token: tokens.carol, body: { content: content('two\n'), sha, message: 'edit' } });
+    const edited = await server.api('PUT', `${R}/contents/guarded.txt`, {
+      token: tokens.carol,
+      body: { content: content('two\n'), sha, message: 'edit' },
+    });
     expect(edited.status).toBe(200);
-    expect((await server.api('DELETE', `${R}/contents/guarded.txt`, { token: tokens.carol, body: { sha: edited.body.content.sha, message: 'remove' } })).status).toBe(200);
-    expect((await server.api('POST', `${R}/contents/rel.txt`, { token: tokens.carol, body: { content: content('x\n'), message: 'add', new_branch: 'release/2' } })).status).toBe(201);
+    expect(
+      (
+        await server.api('DELETE', `${R}/contents/guarded.txt`, {
+          token: tokens.carol,
+          body: { sha: edited.body.content.sha, message: 'remove' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await server.api('POST', `${R}/contents/rel.txt`, {
+          token: tokens.carol,
+          body: { content: content('x\n'), message: 'add', new_branch: 'release/2' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test('creating a branch a rule covers needs the right to push to it; deleting a protected branch is refused to everyone', async () => {
-    const bob = await server.api('POST', `${R}/branches`, { token: tokens.bob, body: { new_branch_name: 'release/3', old_branch_name: 'dev' } });
+    const bob = await server.api('POST', `${R}/branches`, {
+      token: tokens.bob,
+      body: { new_branch_name: 'release/3', old_branch_name: 'dev' },
+    });
     expect(bob.status).toBe(403);
     expect(await branchTip('release/3')).toBeNull();
-    expect((await server.api('POST', `${R}/branches`, { token: tokens.carol, body: { new_branch_name: 'release/3', old_branch_name: 'dev' } })).status).toBe(201);
+    expect(
+      (await server.api('POST', `${R}/branches`, { token: tokens.carol, body: { new_branch_name: 'release/3', old_branch_name: 'dev' } }))
+        .status,
+    ).toBe(201);
     // Unprotected names stay open to every writer.
-    expect((await server.api('POST', `${R}/branches`, { token: tokens.bob, body: { new_branch_name: 'bob-work', old_branch_name: 'dev' } })).status).toBe(201);
+    expect(
+      (await server.api('POST', `${R}/branches`, { token: tokens.bob, body: { new_branch_name: 'bob-work', old_branch_name: 'dev' } }))
+        .status,
+    ).toBe(201);
 
     for (const who of ['bob', 'carol', 'alice'] as const) {
       const res = await server.api('DELETE', `${R}/branches/release/3`, { token: tokens[who] });
@@ -136,7 +169,10 @@ describe('a writer outside the push whitelist', () => {
   });
 
   test('updating a pull request whose head is protected needs the right to push to the head; a rebase (force push) is refused', async () => {
-    const pr = await server.api('POST', `${R}/pulls`, { token: tokens.alice, body: { title: 'protected head', head: 'feature', base: 'dev' } });
+    const pr = await server.api('POST', `${R}/pulls`, {
+      token: tokens.alice,
+      body: { title: 'protected head', head: 'feature', base: 'dev' },
+    });
     expect(pr.status).toBe(201);
     const n = (featurePull = pr.body.number);
     const before = await branchTip('feature');
@@ -148,7 +184,10 @@ describe('a writer outside the push whitelist', () => {
   });
 
   test('merging with delete_branch_after_merge keeps a protected head branch; the merge stands', async () => {
-    const merged = await server.api('POST', `${R}/pulls/${featurePull}/merge`, { token: tokens.bob, body: { Do: 'merge', delete_branch_after_merge: true } });
+    const merged = await server.api('POST', `${R}/pulls/${featurePull}/merge`, {
+      token: tokens.bob,
+      body: { Do: 'merge', delete_branch_after_merge: true },
+    });
     expect(merged.status).toBe(200);
     expect((await server.api('GET', `${R}/pulls/${featurePull}`, { token: tokens.bob })).body.merged).toBe(true);
     expect(await branchTip('feature')).not.toBeNull();
@@ -157,7 +196,14 @@ describe('a writer outside the push whitelist', () => {
     expect((await commitAndPush('bob', 'dev', 'bob-topic', 'topic.txt')).status).toBe(0);
     const other = await server.api('POST', `${R}/pulls`, { token: tokens.bob, body: { title: 'topic', head: 'bob-topic', base: 'dev' } });
     expect(other.status).toBe(201);
-    expect((await server.api('POST', `${R}/pulls/${other.body.number}/merge`, { token: tokens.bob, body: { Do: 'merge', delete_branch_after_merge: true } })).status).toBe(200);
+    expect(
+      (
+        await server.api('POST', `${R}/pulls/${other.body.number}/merge`, {
+          token: tokens.bob,
+          body: { Do: 'merge', delete_branch_after_merge: true },
+        })
+      ).status,
+    ).toBe(200);
     expect(await branchTip('bob-topic')).toBeNull();
   });
 });

@@ -21,7 +21,8 @@ async function must(method: string, path: string, who: string, body?: unknown): 
   return res.body;
 }
 
-const status = async (method: string, path: string, who: string | null, body?: unknown) => (await server.api(method, path, as(who, { body }))).status;
+const status = async (method: string, path: string, who: string | null, body?: unknown) =>
+  (await server.api(method, path, as(who, { body }))).status;
 
 /** Full names that /repos/search?q= lists for the caller. */
 async function searched(q: string, who: string | null): Promise<string[]> {
@@ -40,22 +41,35 @@ async function canClone(repoPath: string, who: string | null): Promise<boolean> 
 beforeAll(async () => {
   server = await startServer();
   sandbox = gitSandbox();
-  for (const name of ['boss', 'member', 'stranger', 'collab', 'partial', 'fresh', 'restr']) passwords[name] = (await server.user(name)).password;
+  for (const name of ['boss', 'member', 'stranger', 'collab', 'partial', 'fresh', 'restr'])
+    passwords[name] = (await server.user(name)).password;
   passwords.loner = (await server.user('loner', { visibility: 'private' })).password;
   await must('PATCH', '/admin/users/restr', ADMIN.name, { restricted: true, login_name: 'restr', source_id: 0 });
 
   // A private and a limited organization, each with a public repository.
-  for (const [org, visibility] of [['ar-hidden', 'private'], ['ar-limited', 'limited']]) {
+  for (const [org, visibility] of [
+    ['ar-hidden', 'private'],
+    ['ar-limited', 'limited'],
+  ]) {
     await must('POST', '/orgs', 'boss', { username: org, visibility });
     defaultBranch = (await must('POST', `/orgs/${org}/repos`, 'boss', { name: `${org}-pub`, auto_init: true })).default_branch;
   }
-  const members = await must('POST', '/orgs/ar-hidden/teams', 'boss', { name: 'members', permission: 'read', includes_all_repositories: true, units: ['repo.code'] });
+  const members = await must('POST', '/orgs/ar-hidden/teams', 'boss', {
+    name: 'members',
+    permission: 'read',
+    includes_all_repositories: true,
+    units: ['repo.code'],
+  });
   await must('PUT', `/teams/${members.id}/members/member`, 'boss');
 
   // A public organization's private template repository, and a team that may read its issues only.
   await must('POST', '/orgs', 'boss', { username: 'ar-units' });
   await must('POST', '/orgs/ar-units/repos', 'boss', { name: 'secret', private: true, template: true, auto_init: true });
-  const issuesOnly = await must('POST', '/orgs/ar-units/teams', 'boss', { name: 'issues-only', includes_all_repositories: false, units_map: { 'repo.issues': 'read' } });
+  const issuesOnly = await must('POST', '/orgs/ar-units/teams', 'boss', {
+    name: 'issues-only',
+    includes_all_repositories: false,
+    units_map: { 'repo.issues': 'read' },
+  });
   await must('PUT', `/teams/${issuesOnly.id}/members/partial`, 'boss');
   await must('PUT', `/teams/${issuesOnly.id}/repos/ar-units/secret`, 'boss');
 
@@ -97,7 +111,7 @@ describe('owner visibility', () => {
     expect(await status('GET', `/repositories/${id}`, 'member')).toBe(200);
   });
 
-  test('…and visible to the organization\'s members', async () => {
+  test("…and visible to the organization's members", async () => {
     expect(await status('GET', `/repos/${repo}`, 'member')).toBe(200);
     expect(await searched('ar-hidden-pub', 'member')).toEqual([repo]);
     expect((await must('GET', '/users/ar-hidden/repos', 'member')).map((r: { full_name: string }) => r.full_name)).toEqual([repo]);
@@ -105,7 +119,7 @@ describe('owner visibility', () => {
     expect(await canClone(repo, 'member')).toBe(true);
   });
 
-  test('a limited organization\'s public repository: signed-in callers only', async () => {
+  test("a limited organization's public repository: signed-in callers only", async () => {
     const limited = 'ar-limited/ar-limited-pub';
     expect(await status('GET', `/repos/${limited}`, null)).toBe(404);
     expect(await searched('ar-limited-pub', null)).toEqual([]);
@@ -115,7 +129,7 @@ describe('owner visibility', () => {
     expect(await canClone(limited, 'stranger')).toBe(true);
   });
 
-  test('a private user\'s public repository: collaborators and site admins only', async () => {
+  test("a private user's public repository: collaborators and site admins only", async () => {
     const mine = 'loner/loner-pub';
     expect(await status('GET', `/repos/${mine}`, 'stranger')).toBe(404);
     expect(await searched('loner-pub', 'stranger')).toEqual([]);
@@ -146,7 +160,9 @@ describe('a team granting the issues unit only', () => {
 
   test('cannot reach the code through any door', async () => {
     expect(await status('POST', `/repos/${secret}/forks`, 'partial', {})).toBe(404);
-    expect(await status('POST', `/repos/${secret}/generate`, 'partial', { owner: 'partial', name: 'laundered', git_content: true })).toBe(404);
+    expect(await status('POST', `/repos/${secret}/generate`, 'partial', { owner: 'partial', name: 'laundered', git_content: true })).toBe(
+      404,
+    );
     expect(await status('GET', `/repos/${secret}/archive/${defaultBranch}.zip`, 'partial')).toBe(404);
     expect(await status('GET', `/repos/${secret}/raw/README.md`, 'partial')).toBe(404);
     expect(await status('GET', `/repos/${secret}/media/README.md`, 'partial')).toBe(404);
@@ -161,7 +177,7 @@ describe('a team granting the issues unit only', () => {
     expect(await status('GET', '/repos/partial/laundered', 'partial')).toBe(404);
   });
 
-  test('the organization\'s owner still forks and generates from it', async () => {
+  test("the organization's owner still forks and generates from it", async () => {
     expect(await status('POST', `/repos/${secret}/generate`, 'boss', { owner: 'boss', name: 'generated', git_content: true })).toBe(201);
     expect(await status('POST', `/repos/${secret}/forks`, 'boss', {})).toBe(202);
   });

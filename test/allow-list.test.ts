@@ -26,10 +26,24 @@ afterAll(async () => {
 
 describe('address classes', () => {
   test.each([
-    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.1', 'loopback'],
-    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'], ['fd00::1', 'private'], ['100.64.0.1', 'private'],
-    ['169.254.169.254', 'special'], ['0.0.0.0', 'special'], ['::', 'special'], ['fe80::1', 'special'], ['224.0.0.1', 'special'],
-    ['8.8.8.8', 'external'], ['172.32.0.1', 'external'], ['2001:4860:4860::8888', 'external'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd00::1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['169.254.169.254', 'special'],
+    ['0.0.0.0', 'special'],
+    ['::', 'special'],
+    ['fe80::1', 'special'],
+    ['224.0.0.1', 'special'],
+    ['8.8.8.8', 'external'],
+    ['172.32.0.1', 'external'],
+    ['2001:4860:4860::8888', 'external'],
   ])('%s is %s', (ip, kind) => {
     expect(net.classifyAddress(ip)).toBe(kind);
   });
@@ -77,12 +91,21 @@ describe('migrations settings', () => {
 describe('checkRemoteUrl', () => {
   const allowLocal = net.migrationsPolicy({ migrations: { ALLOW_LOCALNETWORKS: true } } as any);
   const strict = net.migrationsPolicy({ migrations: {} } as any);
-  test.each(['/srv/git/other.git', '../other.git', 'file:///srv/git/other.git', 'ssh://git@127.0.0.1/x.git', 'git://example.com/x.git', 'ext::sh -c touch% /tmp/pwned'])(
-    'refuses %s with a 422 even when local networks are allowed', async (address) => {
-      await expect(net.checkRemoteUrl(address, allowLocal)).rejects.toMatchObject({ status: 422 });
-    });
+  test.each([
+    '/srv/git/other.git',
+    '../other.git',
+    'file:///srv/git/other.git',
+    'ssh://git@127.0.0.1/x.git',
+    'git://example.com/x.git',
+    'ext::sh -c touch% /tmp/pwned',
+  ])('refuses %s with a 422 even when local networks are allowed', async (address) => {
+    await expect(net.checkRemoteUrl(address, allowLocal)).rejects.toMatchObject({ status: 422 });
+  });
   test('resolves names: localhost is refused without ALLOW_LOCALNETWORKS, allowed with it', async () => {
-    await expect(net.checkRemoteUrl('http://localhost:3000/x.git', strict)).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/ALLOW_LOCALNETWORKS/) });
+    await expect(net.checkRemoteUrl('http://localhost:3000/x.git', strict)).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringMatching(/ALLOW_LOCALNETWORKS/),
+    });
     await expect(net.checkRemoteUrl('http://localhost:3000/x.git', allowLocal)).resolves.toBeInstanceOf(URL);
     await expect(net.checkRemoteUrl('http://[::1]:3000/x.git', strict)).rejects.toMatchObject({ status: 422 });
   });
@@ -93,22 +116,32 @@ describe('checkRemoteUrl', () => {
 
 describe('outboundRequest', () => {
   test('reaches a loopback receiver only when the list allows it', async () => {
-    const res = await net.outboundRequest(`${base}/hello`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }, net.hostListPolicy('loopback'));
+    const res = await net.outboundRequest(
+      `${base}/hello`,
+      { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } },
+      net.hostListPolicy('loopback'),
+    );
     expect(res).toMatchObject({ status: 200, body: 'ok POST' });
     await expect(net.outboundRequest(`${base}/hello`, {}, net.hostListPolicy('external'))).rejects.toBeInstanceOf(net.OutboundRefusedError);
   });
   test('a host name is checked on the address it resolves to at connect time', async () => {
     const port = (server.address() as AddressInfo).port;
     const before = hits.length;
-    await expect(net.outboundRequest(`http://localhost:${port}/named`, {}, net.hostListPolicy('external'))).rejects.toBeInstanceOf(net.OutboundRefusedError);
+    await expect(net.outboundRequest(`http://localhost:${port}/named`, {}, net.hostListPolicy('external'))).rejects.toBeInstanceOf(
+      net.OutboundRefusedError,
+    );
     expect(hits.length).toBe(before);
-    await expect(net.outboundRequest(`http://localhost:${port}/named`, {}, net.hostListPolicy('loopback'))).resolves.toMatchObject({ status: 200 });
+    await expect(net.outboundRequest(`http://localhost:${port}/named`, {}, net.hostListPolicy('loopback'))).resolves.toMatchObject({
+      status: 200,
+    });
   });
   test('redirects are followed and each hop is checked', async () => {
     const res = await net.outboundRequest(`${base}/to-self`, { method: 'POST', body: 'x' }, net.hostListPolicy('loopback'));
     expect(res).toMatchObject({ status: 200, body: 'ok POST' });
     expect(res.url).toMatch(/\/final$/);
-    await expect(net.outboundRequest(`${base}/to-link-local`, {}, net.hostListPolicy('loopback'))).rejects.toBeInstanceOf(net.OutboundRefusedError);
+    await expect(net.outboundRequest(`${base}/to-link-local`, {}, net.hostListPolicy('loopback'))).rejects.toBeInstanceOf(
+      net.OutboundRefusedError,
+    );
   });
   test('the body is truncated and the deadline holds', async () => {
     const big = await net.outboundRequest(`${base}/big`, { maxBodyBytes: 1000 }, net.hostListPolicy('loopback'));

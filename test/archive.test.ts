@@ -20,7 +20,10 @@ interface Download {
 }
 
 /** A binary GET (or HEAD) of a site path under /api/v1. */
-async function download(apiPath: string, options: { token?: string; headers?: Record<string, string>; method?: string } = {}): Promise<Download> {
+async function download(
+  apiPath: string,
+  options: { token?: string; headers?: Record<string, string>; method?: string } = {},
+): Promise<Download> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.Authorization = `token ${options.token}`;
   const res = await fetch(new URL(`api/v1${apiPath}`, server.url), { method: options.method ?? 'GET', headers });
@@ -58,8 +61,12 @@ function unzip(zip: Buffer): Map<string, string> {
 function untar(tgz: Buffer): Map<string, string> {
   const tar = zlib.gunzipSync(tgz);
   const files = new Map<string, string>();
-  const text = (from: number, length: number) => tar.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
-  for (let at = 0; at + 512 <= tar.length; ) {
+  const text = (from: number, length: number) =>
+    tar
+      .subarray(from, from + length)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= tar.length;) {
     if (tar.subarray(at, at + 512).every((b) => b === 0)) break;
     const size = parseInt(text(at + 124, 12).trim() || '0', 8);
     const type = String.fromCharCode(tar[at + 156] || 0x30);
@@ -81,7 +88,9 @@ beforeAll(async () => {
   const res = await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'Arch', auto_init: true } });
   expect(res.status).toBe(201);
   repoId = res.body.id;
-  expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'hidden', auto_init: true, private: true } })).status).toBe(201);
+  expect(
+    (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'hidden', auto_init: true, private: true } })).status,
+  ).toBe(201);
   expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'empty' } })).status).toBe(201);
   const dir = path.join(sandbox.dir, 'arch');
   expect((await sandbox.git(['clone', '-q', cloneUrl(server.url, 'alice/Arch.git', 'alice', aliceToken), dir])).status).toBe(0);
@@ -169,7 +178,8 @@ describe('ranges and conditional requests', () => {
     etag = res.headers.get('etag')!;
     expect(full.length).toBeGreaterThan(50000);
   });
-  const ranged = (range: string, extra: Record<string, string> = {}) => download('/repos/alice/Arch/archive/main.zip', { headers: { Range: range, ...extra } });
+  const ranged = (range: string, extra: Record<string, string> = {}) =>
+    download('/repos/alice/Arch/archive/main.zip', { headers: { Range: range, ...extra } });
 
   test('a single range is 206 with exactly those bytes', async () => {
     const size = full.length;

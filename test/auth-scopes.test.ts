@@ -39,7 +39,13 @@ describe('scope matrix: category × level × method', () => {
           for (const { method, needs, ok } of METHODS) {
             const res = await server.api(method, `/probe/scoped/${route}`, { token });
             const allowed = route === granted && rank(level) >= rank(needs);
-            expect({ level, granted, route, method, status: res.status }).toEqual({ level, granted, route, method, status: allowed ? ok : 403 });
+            expect({ level, granted, route, method, status: res.status }).toEqual({
+              level,
+              granted,
+              route,
+              method,
+              status: allowed ? ok : 403,
+            });
             if (!allowed) expect(res.body.message).toContain(`${needs}:${route}`);
           }
         }
@@ -146,7 +152,9 @@ describe('token transports and credentials', () => {
   });
 
   test('session cookies and reverse-proxy headers are not credentials on /api/v1', async () => {
-    const res = await server.api('GET', '/user', { headers: { Cookie: 'i_like_gitea=abc; _csrf=x', 'X-WEBAUTH-USER': 'alice', 'X-Forwarded-User': 'alice' } });
+    const res = await server.api('GET', '/user', {
+      headers: { Cookie: 'i_like_gitea=abc; _csrf=x', 'X-WEBAUTH-USER': 'alice', 'X-Forwarded-User': 'alice' },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -154,7 +162,9 @@ describe('token transports and credentials', () => {
     const who = await server.api('GET', '/probe/whoami', { headers: { 'X-Probe-User': 'alice' } });
     expect(who.body).toEqual({ name: 'alice', method: 'probe', publicOnly: false });
     expect((await server.api('GET', '/user', { headers: { 'X-Probe-User': 'alice' } })).status).toBe(200);
-    expect((await server.api('POST', '/user/emails', { headers: { 'X-Probe-User': 'alice' }, body: { emails: ['p@example.com'] } })).status).toBe(403);
+    expect(
+      (await server.api('POST', '/user/emails', { headers: { 'X-Probe-User': 'alice' }, body: { emails: ['p@example.com'] } })).status,
+    ).toBe(403);
   });
 
   test('sudo lets a site admin act as another user, and nobody else', async () => {
@@ -219,10 +229,22 @@ describe('token management', () => {
       body: { name: 'ci', scopes: ['read:repository', 'write:repository', 'read:user,read:user', 'public-only'] },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), name: 'ci', sha1: expect.stringMatching(/^[0-9a-f]{40}$/), token_last_eight: res.body.sha1.slice(-8), scopes: ['public-only', 'write:repository', 'read:user'] });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name: 'ci',
+      sha1: expect.stringMatching(/^[0-9a-f]{40}$/),
+      token_last_eight: res.body.sha1.slice(-8),
+      scopes: ['public-only', 'write:repository', 'read:user'],
+    });
     const list = await server.api('GET', '/users/alice/tokens', { basic: [alice.name, alice.password] });
     const listed = list.body.find((t: { name: string }) => t.name === 'ci');
-    expect(listed).toEqual({ id: res.body.id, name: 'ci', sha1: '', token_last_eight: res.body.token_last_eight, scopes: ['public-only', 'write:repository', 'read:user'] });
+    expect(listed).toEqual({
+      id: res.body.id,
+      name: 'ci',
+      sha1: '',
+      token_last_eight: res.body.token_last_eight,
+      scopes: ['public-only', 'write:repository', 'read:user'],
+    });
     const rows = await server.kernel.db('access_tokens').where('name', 'ci').select('*');
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(res.body.sha1);
@@ -231,7 +253,8 @@ describe('token management', () => {
 
   test('every category at delete level is stored as "all"', async () => {
     const res = await server.api('POST', '/users/forge-admin/tokens', {
-      basic: [admin.name, admin.password], body: { name: 'everything', scopes: CATEGORIES.map((c) => `delete:${c}`) },
+      basic: [admin.name, admin.password],
+      body: { name: 'everything', scopes: CATEGORIES.map((c) => `delete:${c}`) },
     });
     expect(res.body.scopes).toEqual(['all']);
   });
@@ -257,7 +280,14 @@ describe('token management', () => {
     const again = await server.api('POST', '/users/alice/tokens', { basic, body: { name: 'dup', scopes: ['all'] } });
     expect(again.status).toBe(400);
     expect(again.body.message).toMatch(/has been used/);
-    expect((await server.api('POST', '/users/forge-admin/tokens', { basic: [admin.name, admin.password], body: { name: 'dup', scopes: ['all'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', '/users/forge-admin/tokens', {
+          basic: [admin.name, admin.password],
+          body: { name: 'dup', scopes: ['all'] },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test('managing tokens needs basic auth: a token cannot mint tokens', async () => {
@@ -271,7 +301,10 @@ describe('token management', () => {
   test("only the user or a site admin manages a user's tokens", async () => {
     await server.user('carol');
     expect((await server.api('GET', '/users/carol/tokens', { basic: [alice.name, alice.password] })).status).toBe(403);
-    const byAdmin = await server.api('POST', '/users/carol/tokens', { basic: [admin.name, admin.password], body: { name: 'given', scopes: ['read:user'] } });
+    const byAdmin = await server.api('POST', '/users/carol/tokens', {
+      basic: [admin.name, admin.password],
+      body: { name: 'given', scopes: ['read:user'] },
+    });
     expect(byAdmin.status).toBe(201);
     const asCarol = await server.api('GET', '/user', { token: byAdmin.body.sha1 });
     expect(asCarol.body.login).toBe('carol');

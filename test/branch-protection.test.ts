@@ -37,7 +37,9 @@ beforeAll(async () => {
   carolToken = await server.token(carol, ['write:repository']);
   expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'guarded', auto_init: true } })).status).toBe(201);
   for (const who of ['bob', 'carol']) {
-    expect((await server.api('PUT', `/repos/alice/guarded/collaborators/${who}`, { token: aliceToken, body: { permission: 'write' } })).status).toBe(204);
+    expect(
+      (await server.api('PUT', `/repos/alice/guarded/collaborators/${who}`, { token: aliceToken, body: { permission: 'write' } })).status,
+    ).toBe(204);
   }
   sandbox = gitSandbox();
   aliceDir = path.join(sandbox.dir, 'alice');
@@ -69,7 +71,10 @@ describe('rule names', () => {
   });
 
   test('an exact rule takes precedence over an older glob', () => {
-    const rules = [{ rule_name: '*', id: 1 }, { rule_name: 'main', id: 2 }];
+    const rules = [
+      { rule_name: '*', id: 1 },
+      { rule_name: 'main', id: 2 },
+    ];
     expect(firstMatchingRule(rules, 'main')?.id).toBe(2);
     expect(firstMatchingRule(rules, 'dev')?.id).toBe(1);
     expect(firstMatchingRule(rules, 'a/b')).toBeUndefined();
@@ -80,20 +85,48 @@ describe('managing branch protections', () => {
   test('create, read, list, edit and delete a rule; Gitea BranchProtection JSON', async () => {
     const res = await server.api('POST', BP, {
       token: aliceToken,
-      body: { rule_name: 'dev', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'], required_approvals: 2, enable_status_check: true, status_check_contexts: ['ci/build'] },
+      body: {
+        rule_name: 'dev',
+        enable_push: true,
+        enable_push_whitelist: true,
+        push_whitelist_usernames: ['bob'],
+        required_approvals: 2,
+        enable_status_check: true,
+        status_check_contexts: ['ci/build'],
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      rule_name: 'dev', branch_name: 'dev', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'], push_whitelist_teams: [],
-      enable_merge_whitelist: false, merge_whitelist_usernames: [], required_approvals: 2, enable_status_check: true, status_check_contexts: ['ci/build'],
-      block_on_rejected_reviews: false, dismiss_stale_approvals: false, approvals_whitelist_username: [], protected_file_patterns: '',
+      rule_name: 'dev',
+      branch_name: 'dev',
+      enable_push: true,
+      enable_push_whitelist: true,
+      push_whitelist_usernames: ['bob'],
+      push_whitelist_teams: [],
+      enable_merge_whitelist: false,
+      merge_whitelist_usernames: [],
+      required_approvals: 2,
+      enable_status_check: true,
+      status_check_contexts: ['ci/build'],
+      block_on_rejected_reviews: false,
+      dismiss_stale_approvals: false,
+      approvals_whitelist_username: [],
+      protected_file_patterns: '',
     });
     expect(typeof res.body.created_at).toBe('string');
 
     expect((await server.api('GET', `${BP}/dev`, { token: aliceToken })).body.push_whitelist_usernames).toEqual(['bob']);
-    const edited = await server.api('PATCH', `${BP}/dev`, { token: aliceToken, body: { required_approvals: 1, push_whitelist_usernames: ['bob', 'carol'] } });
+    const edited = await server.api('PATCH', `${BP}/dev`, {
+      token: aliceToken,
+      body: { required_approvals: 1, push_whitelist_usernames: ['bob', 'carol'] },
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ required_approvals: 1, push_whitelist_usernames: ['bob', 'carol'], enable_status_check: true, status_check_contexts: ['ci/build'] });
+    expect(edited.body).toMatchObject({
+      required_approvals: 1,
+      push_whitelist_usernames: ['bob', 'carol'],
+      enable_status_check: true,
+      status_check_contexts: ['ci/build'],
+    });
     const list = await server.api('GET', BP, { token: aliceToken });
     expect(list.status).toBe(200);
     expect(list.body.map((r: { rule_name: string }) => r.rule_name)).toEqual(['dev']);
@@ -107,8 +140,12 @@ describe('managing branch protections', () => {
     expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'release/*' } })).status).toBe(201);
     expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'release/*' } })).status).toBe(403);
     expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'no-such-branch' } })).status).toBe(404);
-    expect((await server.api('POST', BP, { token: aliceToken, body: { branch_name: 'dev', push_whitelist_usernames: ['nobody'] } })).status).toBe(422);
-    expect((await server.api('POST', BP, { token: aliceToken, body: { branch_name: 'dev', merge_whitelist_teams: ['devs'] } })).status).toBe(422);
+    expect(
+      (await server.api('POST', BP, { token: aliceToken, body: { branch_name: 'dev', push_whitelist_usernames: ['nobody'] } })).status,
+    ).toBe(422);
+    expect(
+      (await server.api('POST', BP, { token: aliceToken, body: { branch_name: 'dev', merge_whitelist_teams: ['devs'] } })).status,
+    ).toBe(422);
     expect((await server.api('POST', BP, { token: aliceToken, body: { required_approvals: 'two' } })).status).toBe(422);
     expect((await server.api('GET', BP, { token: aliceToken })).body.map((r: { rule_name: string }) => r.rule_name)).toEqual(['release/*']);
     expect((await server.api('DELETE', `${BP}/${encodeURIComponent('release/*')}`, { token: aliceToken })).status).toBe(204);
@@ -129,18 +166,46 @@ describe('what a rule does', () => {
   });
 
   test('the Branch JSON shows the governing rule and what the viewer may do', async () => {
-    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'], enable_merge_whitelist: true, merge_whitelist_usernames: ['carol'], required_approvals: 1, enable_status_check: true, status_check_contexts: ['ci'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', BP, {
+          token: aliceToken,
+          body: {
+            rule_name: 'main',
+            enable_push: true,
+            enable_push_whitelist: true,
+            push_whitelist_usernames: ['bob'],
+            enable_merge_whitelist: true,
+            merge_whitelist_usernames: ['carol'],
+            required_approvals: 1,
+            enable_status_check: true,
+            status_check_contexts: ['ci'],
+          },
+        })
+      ).status,
+    ).toBe(201);
     const asBob = await server.api('GET', '/repos/alice/guarded/branches/main', { token: bobToken });
     expect(asBob.body).toMatchObject({
-      name: 'main', protected: true, required_approvals: 1, enable_status_check: true, status_check_contexts: ['ci'],
-      user_can_push: true, user_can_merge: false, effective_branch_protection_name: 'main',
+      name: 'main',
+      protected: true,
+      required_approvals: 1,
+      enable_status_check: true,
+      status_check_contexts: ['ci'],
+      user_can_push: true,
+      user_can_merge: false,
+      effective_branch_protection_name: 'main',
     });
     const asCarol = await server.api('GET', '/repos/alice/guarded/branches/main', { token: carolToken });
     expect(asCarol.body).toMatchObject({ user_can_push: false, user_can_merge: true });
     const anonymous = await server.api('GET', '/repos/alice/guarded/branches');
     const byName = Object.fromEntries(anonymous.body.map((b: { name: string }) => [b.name, b]));
     expect(byName.main).toMatchObject({ protected: true, user_can_push: false, user_can_merge: false });
-    expect(byName.dev).toMatchObject({ protected: false, required_approvals: 0, status_check_contexts: [], effective_branch_protection_name: '' });
+    expect(byName.dev).toMatchObject({
+      protected: false,
+      required_approvals: 0,
+      status_check_contexts: [],
+      effective_branch_protection_name: '',
+    });
   });
 
   test('enable_push false refuses every push to the branch; other branches stay open', async () => {
@@ -157,7 +222,14 @@ describe('what a rule does', () => {
   });
 
   test('a push whitelist admits its users only; protected branches refuse force pushes and deletion', async () => {
-    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'dev', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', BP, {
+          token: aliceToken,
+          body: { rule_name: 'dev', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'] },
+        })
+      ).status,
+    ).toBe(201);
     await sandbox.git(['fetch', '-q', 'origin'], bobDir);
     await sandbox.git(['checkout', '-q', '-B', 'dev', 'origin/dev'], bobDir);
     expect(await commitAndPush(bobDir, 'b.txt', ['dev'])).toEqual({ status: 0, stderr: '' });
@@ -181,14 +253,33 @@ describe('what a rule does', () => {
   });
 
   test('file changes through the contents API obey the push rule of their target branch', async () => {
-    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', BP, {
+          token: aliceToken,
+          body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'] },
+        })
+      ).status,
+    ).toBe(201);
     const content = Buffer.from('hello\n').toString('base64');
-    const refused = await server.api('POST', '/repos/alice/guarded/contents/api-a.txt', { token: aliceToken, body: { content, message: 'add' } });
+    const refused = await server.api('POST', '/repos/alice/guarded/contents/api-a.txt', {
+      token: aliceToken,
+      body: { content, message: 'add' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain('protected branch');
-    expect((await server.api('POST', '/repos/alice/guarded/contents/api-b.txt', { token: bobToken, body: { content, message: 'add' } })).status).toBe(201);
+    expect(
+      (await server.api('POST', '/repos/alice/guarded/contents/api-b.txt', { token: bobToken, body: { content, message: 'add' } })).status,
+    ).toBe(201);
     // Into a new, unprotected branch it is fine.
-    expect((await server.api('POST', '/repos/alice/guarded/contents/api-c.txt', { token: aliceToken, body: { content, message: 'add', new_branch: 'api-work' } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', '/repos/alice/guarded/contents/api-c.txt', {
+          token: aliceToken,
+          body: { content, message: 'add', new_branch: 'api-work' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test('glob rules protect the branches they match', async () => {

@@ -21,8 +21,12 @@ afterEach(async () => {
 /** A clean environment: only what a shell user would set, so the host's HEARTH_* never leak in. */
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH, HOME: process.env.HOME, HEARTH_DATA_DIR: dataDir, HEARTH__SECURITY__SCRYPT_COST: '1024',
-    ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}), ...extra,
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HEARTH_DATA_DIR: dataDir,
+    HEARTH__SECURITY__SCRYPT_COST: '1024',
+    ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}),
+    ...extra,
   };
 }
 
@@ -32,7 +36,10 @@ function hearth(args: string[], extra: Record<string, string> = {}) {
 
 /** Start `hearth start` and resolve with its URL once it prints it. */
 function startProcess(extra: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [CLI, 'start'], { env: env({ PORT: '0', HEARTH_HTTP_ADDR: '127.0.0.1', ...extra }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    env: env({ PORT: '0', HEARTH_HTTP_ADDR: '127.0.0.1', ...extra }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed within 20 s:\n${output}`)), 20000);
@@ -43,20 +50,38 @@ function startProcess(extra: Record<string, string> = {}): Promise<{ url: string
         clearTimeout(timer);
         resolve({
           url: m[1],
-          stop: () => new Promise((done) => { child.once('exit', (code) => done(code)); child.kill('SIGTERM'); }),
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', (code) => done(code));
+              child.kill('SIGTERM');
+            }),
         });
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before listening:\n${output}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening:\n${output}`));
+    });
   });
 }
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 test('done-when: a CLI-made admin creates a scoped token over basic auth and uses it; a token without user gets 403', async () => {
-  const created = hearth(['admin', 'user', 'create', '--username', 'root-admin', '--password', 'correct-horse-1', '--email', 'root@example.com', '--admin']);
+  const created = hearth([
+    'admin',
+    'user',
+    'create',
+    '--username',
+    'root-admin',
+    '--password',
+    'correct-horse-1',
+    '--email',
+    'root@example.com',
+    '--admin',
+  ]);
   expect(created.stderr).not.toMatch(/"level":(50|60)/); // logs go to stderr; no errors among them
   expect(created.stdout).toContain('created site administrator "root-admin"');
   expect(created.status).toBe(0);
@@ -65,7 +90,8 @@ test('done-when: a CLI-made admin creates a scoped token over basic auth and use
   try {
     const mint = async (scopes: string[]) => {
       const res = await fetch(`${server.url}api/v1/users/root-admin/tokens`, {
-        method: 'POST', headers: { Authorization: basic('root-admin', 'correct-horse-1'), 'Content-Type': 'application/json' },
+        method: 'POST',
+        headers: { Authorization: basic('root-admin', 'correct-horse-1'), 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: scopes.join('+'), scopes }),
       });
       expect(res.status).toBe(201);
@@ -84,7 +110,11 @@ test('done-when: a CLI-made admin creates a scoped token over basic auth and use
 });
 
 test('first run: HEARTH_ADMIN_* creates the first admin; a second start beside it needs only PORT and the data dir', async () => {
-  const first = await startProcess({ HEARTH_ADMIN_USERNAME: 'boss', HEARTH_ADMIN_PASSWORD: 'boss-password-1', HEARTH_ADMIN_EMAIL: 'boss@example.com' });
+  const first = await startProcess({
+    HEARTH_ADMIN_USERNAME: 'boss',
+    HEARTH_ADMIN_PASSWORD: 'boss-password-1',
+    HEARTH_ADMIN_EMAIL: 'boss@example.com',
+  });
   const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-cli-second-'));
   const second = await startProcess({ HEARTH_DATA_DIR: otherDir, HEARTH_DATABASE_URL: '' });
   try {
@@ -141,20 +171,35 @@ test('doctor reports repositories missing on disk and directories without a reco
   expect(clean.stdout).toMatch(/^ok +repositories: 0 in the database$/m);
   fs.mkdirSync(path.join(dataDir, 'repositories', 'someone', 'stray.git'), { recursive: true });
   const stray = hearth(['doctor']);
-  expect(stray.stdout).toMatch(/^warn +repositories: 0 in the database; on disk without a record \(creating them answers 409\): someone\/stray$/m);
+  expect(stray.stdout).toMatch(
+    /^warn +repositories: 0 in the database; on disk without a record \(creating them answers 409\): someone\/stray$/m,
+  );
   expect(stray.status).toBe(0);
 });
 
 test('doctor fails when the data directory is not writable', () => {
   const file = path.join(dataDir, 'blocker');
   fs.writeFileSync(file, 'a file where a directory should be');
-  const res = hearth(['doctor'], { HEARTH_DATA_DIR: path.join(file, 'sub'), HEARTH_DATABASE_URL: database.url || `sqlite:${path.join(dataDir, 'x.db')}` });
+  const res = hearth(['doctor'], {
+    HEARTH_DATA_DIR: path.join(file, 'sub'),
+    HEARTH_DATABASE_URL: database.url || `sqlite:${path.join(dataDir, 'x.db')}`,
+  });
   expect(res.status).toBe(1);
   expect(res.stdout).toMatch(/^FAIL +data directory: /m);
 });
 
 test('admin user create refuses reserved names and missing flags', () => {
-  const reserved = hearth(['admin', 'user', 'create', '--username', 'hearth-actions', '--password', 'long-enough-1', '--email', 'bot@example.com']);
+  const reserved = hearth([
+    'admin',
+    'user',
+    'create',
+    '--username',
+    'hearth-actions',
+    '--password',
+    'long-enough-1',
+    '--email',
+    'bot@example.com',
+  ]);
   expect(reserved.status).toBe(1);
   expect(reserved.stderr).toContain('name is reserved [name: hearth-actions]');
   const missing = hearth(['admin', 'user', 'create', '--username', 'x']);

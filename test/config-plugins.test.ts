@@ -60,7 +60,9 @@ describe('configuration', () => {
   });
 
   test('PORT, HEARTH_DATA_DIR and HEARTH_DATABASE_URL are enough to run a second instance', () => {
-    const { config } = loadConfig({ env: { PORT: '3300', HEARTH_DATA_DIR: '/tmp/second', HEARTH_DATABASE_URL: 'sqlite:/tmp/second/x.db' } });
+    const { config } = loadConfig({
+      env: { PORT: '3300', HEARTH_DATA_DIR: '/tmp/second', HEARTH_DATABASE_URL: 'sqlite:/tmp/second/x.db' },
+    });
     expect(config.server.HTTP_PORT).toBe(3300);
     expect(config.server.ROOT_URL).toBe('http://localhost:3300/');
     expect(config.server.DATA_DIR).toBe('/tmp/second');
@@ -69,14 +71,20 @@ describe('configuration', () => {
 
   test('a bad value stops the start naming the key, the value and what is allowed', () => {
     expect(() => loadConfig({ env: { PORT: 'eighty' } })).toThrow('server.HTTP_PORT = "eighty": must be integer');
-    expect(() => loadConfig({ env: { HEARTH__LOG__LEVEL: 'loud' } })).toThrow('log.LEVEL = "loud": must be one of: "trace", "debug", "info", "warn", "error", "fatal", "silent"');
-    expect(() => loadConfig({ env: { HEARTH__REPOSITORY__MAX_CREATION_LIMIT: '-5' } })).toThrow('repository.MAX_CREATION_LIMIT = -5: must be >= -1');
+    expect(() => loadConfig({ env: { HEARTH__LOG__LEVEL: 'loud' } })).toThrow(
+      'log.LEVEL = "loud": must be one of: "trace", "debug", "info", "warn", "error", "fatal", "silent"',
+    );
+    expect(() => loadConfig({ env: { HEARTH__REPOSITORY__MAX_CREATION_LIMIT: '-5' } })).toThrow(
+      'repository.MAX_CREATION_LIMIT = -5: must be >= -1',
+    );
     const file = writeConfig({ server: { HTTP_PROT: 80 } });
     expect(() => loadConfig({ file, env: {} })).toThrow('server.HTTP_PROT = 80: is not a known key');
   });
 
   test('an unknown environment key and an unreadable file are clear errors', () => {
-    expect(() => loadConfig({ env: { HEARTH__SERVER__NOPE: '1' } })).toThrow(/HEARTH__SERVER__NOPE: "server.NOPE" is not a configuration key/);
+    expect(() => loadConfig({ env: { HEARTH__SERVER__NOPE: '1' } })).toThrow(
+      /HEARTH__SERVER__NOPE: "server.NOPE" is not a configuration key/,
+    );
     expect(() => loadConfig({ file: '/nonexistent/hearth.json', env: {} })).toThrow(/cannot read config file/);
     expect(() => loadConfig({ file: writeConfig('{ nope'), env: {} })).toThrow(/is not valid JSON/);
   });
@@ -107,7 +115,9 @@ describe('plugin loading', () => {
   test('a disabled plugin is not loaded, even if it does not exist', async () => {
     const { config, baseDir } = withPlugins({ 'registry-nope': { enabled: false } });
     // The shipped defaults (config/default.json) load; the disabled one is skipped.
-    const enabled = Object.entries(config.plugins).filter(([, entry]) => entry.enabled).map(([name]) => name);
+    const enabled = Object.entries(config.plugins)
+      .filter(([, entry]) => entry.enabled)
+      .map(([name]) => name);
     expect(enabled).toEqual(expect.arrayContaining(['misc', 'generic', 'cargo']));
     expect(enabled).not.toContain('registry-nope');
     expect((await loadPlugins(config, baseDir)).map((p) => p.plugin.name)).toEqual(enabled);
@@ -115,7 +125,9 @@ describe('plugin loading', () => {
 
   test('a plugin API range that does not match stops the start', async () => {
     const { config, baseDir } = withPlugins({ 'future-api': { package: path.join(FIXTURES, 'future-api') } });
-    await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.1.0');
+    await expect(loadPlugins(config, baseDir)).rejects.toThrow(
+      'plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.1.0',
+    );
   });
 
   test('a package that is not a plugin, or is listed under another name, stops the start', async () => {
@@ -162,7 +174,8 @@ describe('plugin loading', () => {
   test('plugins read the configuration without its secrets; live values such as ROOT_URL show through', async () => {
     const server = await startServer({
       plugins: { probe: { package: path.join(FIXTURES, 'probe') } },
-      security: { SECRET_KEY: 'kernel-only-secret' }, metrics: { TOKEN: 'metrics-secret' },
+      security: { SECRET_KEY: 'kernel-only-secret' },
+      metrics: { TOKEN: 'metrics-secret' },
       storage: { MINIO_ACCESS_KEY_ID: 'ak', MINIO_SECRET_ACCESS_KEY: 'sk' },
     });
     try {
@@ -221,7 +234,9 @@ describe('plugin loading', () => {
 
     test('two plugins providing the same service stop the start', async () => {
       const { config, baseDir } = withPlugins({ greeter, 'greeter-twin': { package: path.join(FIXTURES, 'greeter-twin') } });
-      await expect(loadPlugins(config, baseDir)).rejects.toThrow('plugins: the service "greeter.greeting" is provided by both "greeter" and "greeter-twin"; disable one of them');
+      await expect(loadPlugins(config, baseDir)).rejects.toThrow(
+        'plugins: the service "greeter.greeting" is provided by both "greeter" and "greeter-twin"; disable one of them',
+      );
     });
   });
 });

@@ -44,7 +44,12 @@ async function createRepo(name: string, autoInit = true, extra: Record<string, u
 /** Clone into a fresh folder and return its path. */
 async function clone(repo: string, branch?: string): Promise<string> {
   const folder = `c${++cloned}`;
-  const res = await sandbox.git(['clone', ...(branch ? ['-b', branch] : []), cloneUrl(server.url, `alice/${repo}.git`, alice.name, alice.password), folder]);
+  const res = await sandbox.git([
+    'clone',
+    ...(branch ? ['-b', branch] : []),
+    cloneUrl(server.url, `alice/${repo}.git`, alice.name, alice.password),
+    folder,
+  ]);
   expect(res.stderr).not.toMatch(/fatal/);
   expect(res.status).toBe(0);
   return path.join(sandbox.dir, folder);
@@ -57,13 +62,20 @@ async function gitIn(dir: string, ...args: string[]): Promise<string> {
 }
 
 async function head(repo: string, branch = 'main'): Promise<string | null> {
-  const res = await sandbox.git(['ls-remote', cloneUrl(server.url, `alice/${repo}.git`, alice.name, alice.password), `refs/heads/${branch}`]);
+  const res = await sandbox.git([
+    'ls-remote',
+    cloneUrl(server.url, `alice/${repo}.git`, alice.name, alice.password),
+    `refs/heads/${branch}`,
+  ]);
   return res.stdout.trim().split(/\s+/)[0] || null;
 }
 
 async function pushEvents(repo: string) {
   const all = (await server.api('GET', '/probe/events')).body as Array<{ hook: string; detail: string }>;
-  return all.filter((e) => e.hook === 'push.received').map((e) => JSON.parse(e.detail)).filter((d) => d.repo === `alice/${repo}`);
+  return all
+    .filter((e) => e.hook === 'push.received')
+    .map((e) => JSON.parse(e.detail))
+    .filter((d) => d.repo === `alice/${repo}`);
 }
 
 const createFile = (repo: string, file: string, content: string | Buffer, extra: Record<string, unknown> = {}) =>
@@ -83,14 +95,25 @@ describe('reading contents', () => {
     const sha = gitBlobSha(readme);
     const base = `${server.url}api/v1/repos/alice/reader`;
     expect(res.body).toEqual({
-      name: 'README.md', path: 'README.md', sha, last_commit_sha: headId, type: 'file', size: readme.length,
-      encoding: 'base64', content: b64(readme), target: null,
+      name: 'README.md',
+      path: 'README.md',
+      sha,
+      last_commit_sha: headId,
+      type: 'file',
+      size: readme.length,
+      encoding: 'base64',
+      content: b64(readme),
+      target: null,
       url: `${base}/contents/README.md?ref=main`,
       html_url: `${server.url}alice/reader/src/branch/main/README.md`,
       git_url: `${base}/git/blobs/${sha}`,
       download_url: `${server.url}alice/reader/raw/branch/main/README.md`,
       submodule_git_url: null,
-      _links: { self: `${base}/contents/README.md?ref=main`, git: `${base}/git/blobs/${sha}`, html: `${server.url}alice/reader/src/branch/main/README.md` },
+      _links: {
+        self: `${base}/contents/README.md?ref=main`,
+        git: `${base}/git/blobs/${sha}`,
+        html: `${server.url}alice/reader/src/branch/main/README.md`,
+      },
     });
   });
 
@@ -102,9 +125,19 @@ describe('reading contents', () => {
 
     const root = await api('GET', '/repos/alice/reader/contents');
     expect(root.status).toBe(200);
-    expect(root.body.map((e: any) => [e.name, e.type])).toEqual([['README.md', 'file'], ['src', 'dir']]);
+    expect(root.body.map((e: any) => [e.name, e.type])).toEqual([
+      ['README.md', 'file'],
+      ['src', 'dir'],
+    ]);
     const src = root.body.find((e: any) => e.name === 'src');
-    expect(src).toMatchObject({ path: 'src', size: 0, content: null, encoding: null, download_url: null, last_commit_sha: second.body.commit.sha });
+    expect(src).toMatchObject({
+      path: 'src',
+      size: 0,
+      content: null,
+      encoding: null,
+      download_url: null,
+      last_commit_sha: second.body.commit.sha,
+    });
     expect(src.git_url).toMatch(/\/git\/trees\/[0-9a-f]{40}$/);
     expect(root.body[0].content).toBeNull();
 
@@ -134,7 +167,14 @@ describe('reading contents', () => {
     expect(byCommit.body.download_url).toBe(`${server.url}alice/reader/raw/commit/${firstCommit}/README.md`);
     expect(byCommit.body.url).toContain(`?ref=${firstCommit.slice(0, 8)}`);
 
-    for (const p of ['/contents?ref=nope', '/contents/README.md?ref=nope', '/contents/README.md?ref=..%2Fx', '/contents/missing.txt', '/contents/README.md/x', '/contents/src/nope/deeper']) {
+    for (const p of [
+      '/contents?ref=nope',
+      '/contents/README.md?ref=nope',
+      '/contents/README.md?ref=..%2Fx',
+      '/contents/missing.txt',
+      '/contents/README.md/x',
+      '/contents/src/nope/deeper',
+    ]) {
       const res = await api('GET', `/repos/alice/reader${p}`);
       expect({ p, status: res.status }).toEqual({ p, status: 404 });
       expect(res.headers.get('content-type')).toContain('json');
@@ -166,15 +206,29 @@ describe('reading contents', () => {
     expect(link.body.download_url).toBeTruthy();
     const sub = await api('GET', '/repos/alice/kinds/contents/deps/lib');
     expect(sub.status).toBe(200);
-    expect(sub.body).toMatchObject({ type: 'submodule', sha: 'a'.repeat(40), submodule_git_url: 'https://example.com/lib.git', html_url: null, git_url: null, download_url: null, size: 0 });
+    expect(sub.body).toMatchObject({
+      type: 'submodule',
+      sha: 'a'.repeat(40),
+      submodule_git_url: 'https://example.com/lib.git',
+      html_url: null,
+      git_url: null,
+      download_url: null,
+      size: 0,
+    });
     const deps = await api('GET', '/repos/alice/kinds/contents/deps');
-    expect(deps.body).toEqual([expect.objectContaining({ name: 'lib', type: 'submodule', submodule_git_url: 'https://example.com/lib.git' })]);
+    expect(deps.body).toEqual([
+      expect.objectContaining({ name: 'lib', type: 'submodule', submodule_git_url: 'https://example.com/lib.git' }),
+    ]);
 
     // An update keeps the executable bit; a rename too.
     const sh = await api('GET', '/repos/alice/kinds/contents/run.sh');
     const upd = await api('PUT', '/repos/alice/kinds/contents/run.sh', { sha: sh.body.sha, content: b64('#!/bin/sh\necho bye\n') });
     expect(upd.status).toBe(200);
-    const moved = await api('PUT', '/repos/alice/kinds/contents/bin/run', { sha: upd.body.content.sha, from_path: 'run.sh', content: b64('#!/bin/sh\necho moved\n') });
+    const moved = await api('PUT', '/repos/alice/kinds/contents/bin/run', {
+      sha: upd.body.content.sha,
+      from_path: 'run.sh',
+      content: b64('#!/bin/sh\necho moved\n'),
+    });
     expect(moved.status).toBe(200);
     const linkUpd = await api('PUT', '/repos/alice/kinds/contents/link', { sha: link.body.sha, content: b64('run.sh') });
     expect(linkUpd.status).toBe(200);
@@ -195,24 +249,45 @@ describe('changing files', () => {
     expect(res.status).toBe(201);
     const sha = gitBlobSha('hello world\n');
     expect(res.body.content).toMatchObject({
-      name: 'hello.txt', path: 'docs/hello.txt', sha, type: 'file', size: 12, encoding: 'base64', content: b64('hello world\n'),
-      last_commit_sha: res.body.commit.sha, url: `${server.url}api/v1/repos/alice/writer/contents/docs/hello.txt?ref=main`,
+      name: 'hello.txt',
+      path: 'docs/hello.txt',
+      sha,
+      type: 'file',
+      size: 12,
+      encoding: 'base64',
+      content: b64('hello world\n'),
+      last_commit_sha: res.body.commit.sha,
+      url: `${server.url}api/v1/repos/alice/writer/contents/docs/hello.txt?ref=main`,
     });
     expect(res.body.commit).toMatchObject({
-      sha: expect.stringMatching(/^[0-9a-f]{40}$/), message: "Add 'docs/hello.txt'\n",
-      author: { name: 'alice', email: 'alice@example.com' }, committer: { name: 'alice', email: 'alice@example.com' },
+      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      message: "Add 'docs/hello.txt'\n",
+      author: { name: 'alice', email: 'alice@example.com' },
+      committer: { name: 'alice', email: 'alice@example.com' },
       parents: [{ sha: before, url: `${server.url}api/v1/repos/alice/writer/git/commits/${before}` }],
       url: `${server.url}api/v1/repos/alice/writer/git/commits/${res.body.commit.sha}`,
       html_url: `${server.url}alice/writer/commit/${res.body.commit.sha}`,
       tree: { sha: expect.stringMatching(/^[0-9a-f]{40}$/) },
     });
     expect(res.body.commit.author.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(res.body.verification).toEqual({ verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' });
+    expect(res.body.verification).toEqual({
+      verified: false,
+      reason: 'gpg.error.not_signed_commit',
+      signature: '',
+      signer: null,
+      payload: '',
+    });
 
     const dir = await clone('writer');
     expect(fs.readFileSync(path.join(dir, 'docs/hello.txt'), 'utf8')).toBe('hello world\n');
-    expect((await gitIn(dir, 'log', '-1', '--format=%H|%an <%ae>|%cn <%ce>|%s')).trim()).toBe(`${res.body.commit.sha}|alice <alice@example.com>|alice <alice@example.com>|Add 'docs/hello.txt'`);
-    expect(await pushEvents('writer')).toContainEqual({ repo: 'alice/writer', pusher: 'alice', updates: [{ ref: 'refs/heads/main', oldId: before, newId: res.body.commit.sha }] });
+    expect((await gitIn(dir, 'log', '-1', '--format=%H|%an <%ae>|%cn <%ce>|%s')).trim()).toBe(
+      `${res.body.commit.sha}|alice <alice@example.com>|alice <alice@example.com>|Add 'docs/hello.txt'`,
+    );
+    expect(await pushEvents('writer')).toContainEqual({
+      repo: 'alice/writer',
+      pusher: 'alice',
+      updates: [{ ref: 'refs/heads/main', oldId: before, newId: res.body.commit.sha }],
+    });
     const branches = await server.kernel.db('repo_branches').where({ name: 'main' }).select('commit_id');
     expect(branches.map((b: { commit_id: string }) => b.commit_id)).toContain(res.body.commit.sha);
 
@@ -226,8 +301,12 @@ describe('changing files', () => {
     const created = await createFile('updater', 'a.txt', 'one\n');
     const sha = created.body.content.sha;
     const res = await api('PUT', '/repos/alice/updater/contents/a.txt', {
-      sha, content: b64('two\n'), message: 'Second version', signoff: true,
-      author: { name: 'Ann Author', email: 'ann@example.org' }, committer: { name: 'Carl Committer', email: 'carl@example.org' },
+      sha,
+      content: b64('two\n'),
+      message: 'Second version',
+      signoff: true,
+      author: { name: 'Ann Author', email: 'ann@example.org' },
+      committer: { name: 'Carl Committer', email: 'carl@example.org' },
       dates: { author: '2021-02-03T04:05:06+02:00', committer: '2022-03-04T05:06:07Z' },
     });
     expect(res.status).toBe(200);
@@ -245,7 +324,10 @@ describe('changing files', () => {
 
     // Only a committer given: it is the author too. Go's zero dates (as the Go SDK sends them) mean now.
     const third = await api('PUT', '/repos/alice/updater/contents/a.txt', {
-      sha: res.body.content.sha, content: b64('three\n'), committer: { name: 'Only Me', email: 'only@example.org' }, author: { name: '', email: '' },
+      sha: res.body.content.sha,
+      content: b64('three\n'),
+      committer: { name: 'Only Me', email: 'only@example.org' },
+      author: { name: '', email: '' },
       dates: { author: '0001-01-01T00:00:00Z', committer: '0001-01-01T00:00:00Z' },
     });
     expect(third.status).toBe(200);
@@ -258,7 +340,9 @@ describe('changing files', () => {
     expect(stale.body.message).toMatch(/sha does not match/);
     expect((await api('PUT', '/repos/alice/updater/contents/nope.txt', { sha, content: b64('x') })).status).toBe(404);
     expect((await api('PUT', '/repos/alice/updater/contents/a.txt', { content: b64('x') })).status).toBe(422); // sha required
-    expect((await api('PUT', '/repos/alice/updater/contents/a.txt', { sha: third.body.content.sha, content: 'not base64!' })).status).toBe(422);
+    expect((await api('PUT', '/repos/alice/updater/contents/a.txt', { sha: third.body.content.sha, content: 'not base64!' })).status).toBe(
+      422,
+    );
     const finalDir = await clone('updater');
     expect(fs.readFileSync(path.join(finalDir, 'a.txt'), 'utf8')).toBe('three\n');
   });
@@ -266,7 +350,11 @@ describe('changing files', () => {
   test('rename with from_path; delete with sha (mismatch 400 as Gitea, missing 404)', async () => {
     await createRepo('mover');
     const created = await createFile('mover', 'old/name.txt', 'content\n');
-    const renamed = await api('PUT', '/repos/alice/mover/contents/new/name.txt', { sha: created.body.content.sha, from_path: 'old/name.txt', content: b64('content\n') });
+    const renamed = await api('PUT', '/repos/alice/mover/contents/new/name.txt', {
+      sha: created.body.content.sha,
+      from_path: 'old/name.txt',
+      content: b64('content\n'),
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.content).toMatchObject({ path: 'new/name.txt', sha: created.body.content.sha });
     let dir = await clone('mover');
@@ -276,12 +364,20 @@ describe('changing files', () => {
     const wrong = await server.api('DELETE', '/repos/alice/mover/contents/new/name.txt', { token, body: { sha: 'f'.repeat(40) } });
     expect(wrong.status).toBe(400);
     expect((await server.api('DELETE', '/repos/alice/mover/contents/nope.txt', { token, body: { sha: 'f'.repeat(40) } })).status).toBe(404);
-    const del = await server.api('DELETE', '/repos/alice/mover/contents/new/name.txt', { token, body: { sha: created.body.content.sha, message: 'Remove it' } });
+    const del = await server.api('DELETE', '/repos/alice/mover/contents/new/name.txt', {
+      token,
+      body: { sha: created.body.content.sha, message: 'Remove it' },
+    });
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ content: null, commit: { message: 'Remove it\n' }, verification: { verified: false } });
     dir = await clone('mover');
     expect(fs.existsSync(path.join(dir, 'new'))).toBe(false);
-    expect((await gitIn(dir, 'log', '--format=%s')).trim().split('\n')).toEqual(['Remove it', "Update 'new/name.txt'", "Add 'old/name.txt'", 'Initial commit']);
+    expect((await gitIn(dir, 'log', '--format=%s')).trim().split('\n')).toEqual([
+      'Remove it',
+      "Update 'new/name.txt'",
+      "Add 'old/name.txt'",
+      'Initial commit',
+    ]);
     expect((await api('GET', '/repos/alice/mover/contents/new/name.txt')).status).toBe(404);
   });
 
@@ -302,13 +398,23 @@ describe('changing files', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.files.map((f: any) => f && [f.path, Buffer.from(f.content, 'base64').toString()])).toEqual([
-      ['new/one.txt', 'one\n'], ['a.txt', 'A\n'], ['moved/b.txt', 'B\n'], null, ['empty.txt', ''],
+      ['new/one.txt', 'one\n'],
+      ['a.txt', 'A\n'],
+      ['moved/b.txt', 'B\n'],
+      null,
+      ['empty.txt', ''],
     ]);
     expect(res.body.commit.message).toBe("Add 'new/one.txt, empty.txt'\nUpdate 'a.txt, moved/b.txt'\nDelete 'c.txt'\n");
     expect(res.body.commit.parents).toEqual([expect.objectContaining({ sha: before })]);
     const dir = await clone('multi');
     expect((await gitIn(dir, 'rev-list', '--count', `${before}..HEAD`)).trim()).toBe('1');
-    expect((await gitIn(dir, 'ls-files')).trim().split('\n').sort()).toEqual(['README.md', 'a.txt', 'empty.txt', 'moved/b.txt', 'new/one.txt']);
+    expect((await gitIn(dir, 'ls-files')).trim().split('\n').sort()).toEqual([
+      'README.md',
+      'a.txt',
+      'empty.txt',
+      'moved/b.txt',
+      'new/one.txt',
+    ]);
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('A\n');
 
     // One bad operation and nothing at all is written.
@@ -321,10 +427,16 @@ describe('changing files', () => {
     expect(bad.status).toBe(422);
     expect(await head('multi')).toBe(res.body.commit.sha);
     for (const files of [
-      [{ operation: 'create', path: 'x', content: '' }, { operation: 'create', path: 'x', content: '' }],
+      [
+        { operation: 'create', path: 'x', content: '' },
+        { operation: 'create', path: 'x', content: '' },
+      ],
       [{ operation: 'create', path: 'a.txt/inside', content: '' }],
       [{ operation: 'create', path: 'new', content: '' }],
-      [{ operation: 'create', path: 'd', content: '' }, { operation: 'create', path: 'd/e', content: '' }],
+      [
+        { operation: 'create', path: 'd', content: '' },
+        { operation: 'create', path: 'd/e', content: '' },
+      ],
       [{ operation: 'delete', path: 'new', sha: 'f'.repeat(40) }],
       [{ operation: 'delete', path: 'a.txt' }],
       [{ operation: 'rename', path: 'a.txt' }],
@@ -352,7 +464,9 @@ describe('changing files', () => {
     expect(taken.status).toBe(422);
     expect(taken.body.message).toMatch(/branch already exists/);
     expect((await createFile('branchy', 'x.txt', 'x', { new_branch: 'bad..name' })).status).toBe(422);
-    expect(await pushEvents('branchy')).toContainEqual(expect.objectContaining({ updates: [{ ref: 'refs/heads/feature/x', oldId: '0'.repeat(40), newId: onNew.body.commit.sha }] }));
+    expect(await pushEvents('branchy')).toContainEqual(
+      expect.objectContaining({ updates: [{ ref: 'refs/heads/feature/x', oldId: '0'.repeat(40), newId: onNew.body.commit.sha }] }),
+    );
   });
 
   test('an empty repository: the first file creates the default branch', async () => {
@@ -372,11 +486,32 @@ describe('changing files', () => {
   test('path traversal and git-internal paths are 422 (400 on DELETE, as Gitea) and write nothing', async () => {
     await createRepo('safe');
     const before = await head('safe');
-    const bad = ['../x', 'a/../../b', '.git/config', '.git', 'a/.git/hooks/pre-receive', '/etc/passwd', 'a//b', './x', 'a/./b', 'x/..', 'bad\u0001name', ':(glob)x', '.GIT/config', 'a/.Git/x', '.git./x', '.git /x', 'git~1/config', '.g\u200cit/config'];
+    const bad = [
+      '../x',
+      'a/../../b',
+      '.git/config',
+      '.git',
+      'a/.git/hooks/pre-receive',
+      '/etc/passwd',
+      'a//b',
+      './x',
+      'a/./b',
+      'x/..',
+      'bad\u0001name',
+      ':(glob)x',
+      '.GIT/config',
+      'a/.Git/x',
+      '.git./x',
+      '.git /x',
+      'git~1/config',
+      '.g\u200cit/config',
+    ];
     for (const p of bad) {
       const multi = await api('POST', '/repos/alice/safe/contents', { files: [{ operation: 'create', path: p, content: b64('pwned') }] });
       expect({ p, status: multi.status }).toEqual({ p, status: 422 });
-      const rename = await api('POST', '/repos/alice/safe/contents', { files: [{ operation: 'update', path: 'ok.txt', from_path: p, sha: 'f'.repeat(40), content: b64('pwned') }] });
+      const rename = await api('POST', '/repos/alice/safe/contents', {
+        files: [{ operation: 'update', path: 'ok.txt', from_path: p, sha: 'f'.repeat(40), content: b64('pwned') }],
+      });
       expect({ p, status: rename.status }).toEqual({ p, status: 422 });
     }
     for (const p of ['..%2Fx', 'a%2F..%2F..%2Fb', '.git%2Fconfig', '.git/config', 'a/.git/x', '%2Fetc%2Fpasswd', '.GIT/config']) {
@@ -410,7 +545,9 @@ describe('changing files', () => {
 
     // Everyone updates the same file from the same version: exactly one wins, the others are told.
     const base = results[0].body.content.sha;
-    const racers = await Promise.all(Array.from({ length: 5 }, (_, i) => api('PUT', '/repos/alice/busy/contents/f0.txt', { sha: base, content: b64(`racer ${i}\n`) })));
+    const racers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => api('PUT', '/repos/alice/busy/contents/f0.txt', { sha: base, content: b64(`racer ${i}\n`) })),
+    );
     expect(racers.filter((r) => r.status === 200)).toHaveLength(1);
     expect(racers.filter((r) => r.status === 422 || r.status === 409)).toHaveLength(4);
     const winner = racers.find((r) => r.status === 200)!;
@@ -478,7 +615,10 @@ describe('changing files', () => {
     await server.kernel.db('users').where({ lower_name: 'carol' }).update({ keep_email_private: true });
     const res = await server.api('POST', '/user/repos', { basic: [carol.name, carol.password], body: { name: 'quiet', auto_init: true } });
     expect(res.status).toBe(201);
-    const file = await server.api('POST', '/repos/carol/quiet/contents/a.txt', { basic: [carol.name, carol.password], body: { content: b64('a') } });
+    const file = await server.api('POST', '/repos/carol/quiet/contents/a.txt', {
+      basic: [carol.name, carol.password],
+      body: { content: b64('a') },
+    });
     expect(file.status).toBe(201);
     expect(file.body.commit.author).toMatchObject({ name: 'carol', email: 'carol@noreply.localhost' });
   });
@@ -494,12 +634,15 @@ describe('raw and media', () => {
     big = crypto.randomBytes(MAX_BLOB + 1024);
     expect((await createFile('files', 'bin/data.bin', binary)).status).toBe(201);
     expect((await createFile('files', 'page.html', '<script>alert(document.cookie)</script>\n')).status).toBe(201);
-    expect((await createFile('files', 'pic.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')).status).toBe(201);
+    expect((await createFile('files', 'pic.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')).status).toBe(
+      201,
+    );
     expect((await createFile('files', 'noext', 'plain words\n')).status).toBe(201);
     expect((await createFile('files', 'big.bin', big)).status).toBe(201);
   });
 
-  const rawGet = (p: string, headers: Record<string, string> = {}) => fetch(`${server.url}api/v1/repos/alice/files${p}`, { headers: { Authorization: `token ${token}`, ...headers } });
+  const rawGet = (p: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}api/v1/repos/alice/files${p}`, { headers: { Authorization: `token ${token}`, ...headers } });
 
   test('raw bytes equal what was written; binary round trip through contents, raw, media and clone', async () => {
     for (const p of ['/raw/bin/data.bin', '/media/bin/data.bin', '/raw/bin/data.bin?ref=main', '/raw/main/bin/data.bin']) {
@@ -548,7 +691,14 @@ describe('raw and media', () => {
     await gitIn(dir, 'push', '-q', '--tags');
     const commit = (await gitIn(dir, 'rev-parse', 'HEAD')).trim();
     await createFile('files', 'later.txt', 'later\n', { new_branch: 'dev/next' });
-    for (const p of ['/raw/README.md', '/raw/main/README.md', '/raw/v2/README.md', `/raw/${commit}/README.md`, '/raw/README.md?ref=v2', `/raw/README.md?ref=${commit.slice(0, 10)}`]) {
+    for (const p of [
+      '/raw/README.md',
+      '/raw/main/README.md',
+      '/raw/v2/README.md',
+      `/raw/${commit}/README.md`,
+      '/raw/README.md?ref=v2',
+      `/raw/README.md?ref=${commit.slice(0, 10)}`,
+    ]) {
       const res = await rawGet(p);
       expect({ p, status: res.status }).toEqual({ p, status: 200 });
       expect(await res.text()).toBe(readme);
@@ -574,9 +724,18 @@ describe('languages', () => {
     const ts = 'export const x: number = 1;\n';
     const res = await api('POST', '/repos/alice/polyglot/contents', {
       files: [
-        ['main.go', go], ['pkg/util.go', go], ['web/app.ts', ts], ['web/style.css', 'a{}\n'], ['Makefile', 'all:\n'],
-        ['node_modules/dep/index.js', 'x'.repeat(500)], ['vendor/lib/x.go', 'y'.repeat(500)], ['docs/guide.py', 'z'], ['.github/ci.js', 'w'],
-        ['data.json', '{}'], ['notes.md', '# hi'], ['app.min.js', 'm'],
+        ['main.go', go],
+        ['pkg/util.go', go],
+        ['web/app.ts', ts],
+        ['web/style.css', 'a{}\n'],
+        ['Makefile', 'all:\n'],
+        ['node_modules/dep/index.js', 'x'.repeat(500)],
+        ['vendor/lib/x.go', 'y'.repeat(500)],
+        ['docs/guide.py', 'z'],
+        ['.github/ci.js', 'w'],
+        ['data.json', '{}'],
+        ['notes.md', '# hi'],
+        ['app.min.js', 'm'],
       ].map(([p, c]) => ({ operation: 'create', path: p, content: b64(c) })),
     });
     expect(res.status).toBe(201);
@@ -639,8 +798,21 @@ describe('editorconfig', () => {
 
   test('definitions applying to a path, Gitea fields plus the booleans and tab_width', async () => {
     const get = async (p: string) => (await api('GET', `/repos/alice/styled/editorconfig/${p}`)).body;
-    expect(await get('main.go')).toEqual({ charset: 'utf-8', indent_style: 'tab', indent_size: 'tab', end_of_line: 'lf', insert_final_newline: true });
-    expect(await get('src/app.ts')).toEqual({ charset: 'utf-8', indent_style: 'space', indent_size: '2', tab_width: 2, end_of_line: 'lf', insert_final_newline: true });
+    expect(await get('main.go')).toEqual({
+      charset: 'utf-8',
+      indent_style: 'tab',
+      indent_size: 'tab',
+      end_of_line: 'lf',
+      insert_final_newline: true,
+    });
+    expect(await get('src/app.ts')).toEqual({
+      charset: 'utf-8',
+      indent_style: 'space',
+      indent_size: '2',
+      tab_width: 2,
+      end_of_line: 'lf',
+      insert_final_newline: true,
+    });
     expect(await get('sub/Makefile')).toMatchObject({ indent_style: 'tab' });
     expect(await get('lib/deep/x.js')).toMatchObject({ indent_size: '4' });
     expect(await get('other/lib/x.js')).toMatchObject({ indent_size: '2' });
@@ -655,11 +827,30 @@ describe('editorconfig', () => {
 
   test('globs', () => {
     const cases: Array<[string, string, boolean]> = [
-      ['*', 'a/b/c.txt', true], ['*.js', 'lib/x.js', true], ['*.js', 'lib/x.jsx', false], ['lib/*.js', 'lib/x.js', true], ['lib/*.js', 'lib/a/x.js', false],
-      ['lib/**.js', 'lib/a/b/x.js', true], ['**/test/*.ts', 'test/a.ts', true], ['**/test/*.ts', 'a/test/a.ts', true], ['?.c', 'a.c', true], ['?.c', 'ab.c', false],
-      ['[abc].md', 'b.md', true], ['[!abc].md', 'b.md', false], ['[!abc].md', 'd.md', true], ['{a,b/c}.txt', 'b/c.txt', true], ['{a,b/c}.txt', 'x/a.txt', false],
-      ['*.{js,{ts,tsx}}', 'x.tsx', true], ['f{-1..1}', 'f0', true], ['f{-1..1}', 'f2', false], ['\\*.txt', '*.txt', true], ['\\*.txt', 'a.txt', false],
-      ['/root.txt', 'root.txt', true], ['/root.txt', 'a/root.txt', false], ['a{b', 'a{b', true], ['{single}', '{single}', true],
+      ['*', 'a/b/c.txt', true],
+      ['*.js', 'lib/x.js', true],
+      ['*.js', 'lib/x.jsx', false],
+      ['lib/*.js', 'lib/x.js', true],
+      ['lib/*.js', 'lib/a/x.js', false],
+      ['lib/**.js', 'lib/a/b/x.js', true],
+      ['**/test/*.ts', 'test/a.ts', true],
+      ['**/test/*.ts', 'a/test/a.ts', true],
+      ['?.c', 'a.c', true],
+      ['?.c', 'ab.c', false],
+      ['[abc].md', 'b.md', true],
+      ['[!abc].md', 'b.md', false],
+      ['[!abc].md', 'd.md', true],
+      ['{a,b/c}.txt', 'b/c.txt', true],
+      ['{a,b/c}.txt', 'x/a.txt', false],
+      ['*.{js,{ts,tsx}}', 'x.tsx', true],
+      ['f{-1..1}', 'f0', true],
+      ['f{-1..1}', 'f2', false],
+      ['\\*.txt', '*.txt', true],
+      ['\\*.txt', 'a.txt', false],
+      ['/root.txt', 'root.txt', true],
+      ['/root.txt', 'a/root.txt', false],
+      ['a{b', 'a{b', true],
+      ['{single}', '{single}', true],
     ];
     for (const [glob, p, expected] of cases) expect({ glob, p, m: globMatches(glob, p) }).toEqual({ glob, p, m: expected });
     const parsed = parseEditorConfig('[*]\n__proto__ = x\nindent_size=3\n');
@@ -673,12 +864,28 @@ describe('the API surface', () => {
     const doc = (await server.api('GET', '//swagger.v1.json')).body;
     const ids = (p: string) => Object.fromEntries(Object.entries(doc.paths[p] ?? {}).map(([m, op]: [string, any]) => [m, op.operationId]));
     expect(ids('/repos/{owner}/{repo}/contents')).toEqual({ get: 'repoGetContentsList', post: 'repoChangeFiles' });
-    expect(ids('/repos/{owner}/{repo}/contents/{filepath}')).toEqual({ get: 'repoGetContents', post: 'repoCreateFile', put: 'repoUpdateFile', delete: 'repoDeleteFile' });
+    expect(ids('/repos/{owner}/{repo}/contents/{filepath}')).toEqual({
+      get: 'repoGetContents',
+      post: 'repoCreateFile',
+      put: 'repoUpdateFile',
+      delete: 'repoDeleteFile',
+    });
     expect(ids('/repos/{owner}/{repo}/raw/{filepath}')).toEqual({ get: 'repoGetRawFile' });
     expect(ids('/repos/{owner}/{repo}/media/{filepath}')).toEqual({ get: 'repoGetRawFileOrLFS' });
     expect(ids('/repos/{owner}/{repo}/languages')).toEqual({ get: 'repoGetLanguages' });
     expect(ids('/repos/{owner}/{repo}/editorconfig/{filepath}')).toEqual({ get: 'repoGetEditorConfig' });
-    for (const name of ['ChangeFilesOptions', 'ChangeFileOperation', 'CreateFileOptions', 'UpdateFileOptions', 'DeleteFileOptions', 'FilesResponse', 'FileResponse', 'FileDeleteResponse', 'ContentsResponse', 'FileCommitResponse']) {
+    for (const name of [
+      'ChangeFilesOptions',
+      'ChangeFileOperation',
+      'CreateFileOptions',
+      'UpdateFileOptions',
+      'DeleteFileOptions',
+      'FilesResponse',
+      'FileResponse',
+      'FileDeleteResponse',
+      'ContentsResponse',
+      'FileCommitResponse',
+    ]) {
       expect(doc.definitions[name]).toBeDefined();
     }
     const patch = await api('PATCH', '/repos/alice/reader/contents/README.md', {});
@@ -687,7 +894,10 @@ describe('the API surface', () => {
   });
 
   test('HEAD on raw answers the headers without a body', async () => {
-    const res = await fetch(`${server.url}api/v1/repos/alice/reader/raw/README.md`, { method: 'HEAD', headers: { Authorization: `token ${token}` } });
+    const res = await fetch(`${server.url}api/v1/repos/alice/reader/raw/README.md`, {
+      method: 'HEAD',
+      headers: { Authorization: `token ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(Number(res.headers.get('content-length'))).toBeGreaterThan(0);
@@ -717,7 +927,13 @@ describe('the site raw links (download_url)', () => {
     expect(onBranch.body.content.download_url).toBe(`${server.url}alice/linked/raw/branch/feature/y/deep/file.txt`);
     expect(await (await follow(onBranch.body.content.download_url)).text()).toBe('on a branch\n');
     expect(await (await follow(`${server.url}alice/linked/raw/README.md`)).text()).toBe(expected);
-    for (const p of ['raw/branch/nope/README.md', 'raw/tag/main/README.md', 'raw/commit/0123456/README.md', 'raw/branch/main/nope', 'raw/branch/main/deep']) {
+    for (const p of [
+      'raw/branch/nope/README.md',
+      'raw/tag/main/README.md',
+      'raw/commit/0123456/README.md',
+      'raw/branch/main/nope',
+      'raw/branch/main/deep',
+    ]) {
       expect({ p, status: (await follow(`${server.url}alice/linked/${p}`)).status }).toEqual({ p, status: 404 });
     }
     expect((await follow(`${server.url}alice/linked/raw/branch/main/..%2F..%2Fconfig`)).status).toBe(422);

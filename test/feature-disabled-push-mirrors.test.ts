@@ -81,19 +81,21 @@ describe('upgrade from a release whose kernel owned the push_mirror table', () =
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const boot = (enabled: boolean) => Hearth.create({
-    config: {
-      env: {},
-      overrides: deepMerge(
-        { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-        {
-          log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' }, security: { SCRYPT_COST: 1024 },
-          plugins: { 'push-mirrors': { enabled } },
-        },
-      ),
-    },
-    env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-  });
+  const boot = (enabled: boolean) =>
+    Hearth.create({
+      config: {
+        env: {},
+        overrides: deepMerge(
+          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
+          {
+            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+            security: { SCRYPT_COST: 1024 },
+            plugins: { 'push-mirrors': { enabled } },
+          },
+        ),
+      },
+      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
+    });
 
   test('the plugin adopts the kernel-recorded migration and keeps the mirrors', async () => {
     const names = mirrorMigrations.map((m) => m.name);
@@ -103,7 +105,8 @@ describe('upgrade from a release whose kernel owned the push_mirror table', () =
       const url = await old.listen();
       const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
       const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        method: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'kept', auto_init: true }),
       });
       expect(made.status).toBe(201);
@@ -115,9 +118,18 @@ describe('upgrade from a release whose kernel owned the push_mirror table', () =
         await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
       }
       await db('push_mirror').insert({
-        repo_id: repoId, remote_name: 'remote_mirror_kept', remote_address: 'http://127.0.0.1:9/kept.git', credentials: null,
-        sync_on_commit: false, interval_seconds: 0, next_update_unix: 0, sync_requested: 0, locked_until_unix: 0, last_update_unix: 0,
-        last_error: '', created_unix: Math.floor(Date.now() / 1000),
+        repo_id: repoId,
+        remote_name: 'remote_mirror_kept',
+        remote_address: 'http://127.0.0.1:9/kept.git',
+        credentials: null,
+        sync_on_commit: false,
+        interval_seconds: 0,
+        next_update_unix: 0,
+        sync_requested: 0,
+        locked_until_unix: 0,
+        last_update_unix: 0,
+        last_error: '',
+        created_unix: Math.floor(Date.now() / 1000),
       });
     } finally {
       await old.close();

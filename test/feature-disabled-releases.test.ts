@@ -52,7 +52,7 @@ describe('releases disabled', () => {
     expect(on.kernel.apiOperations.filter(({ owner }) => owner === 'releases').length).toBeGreaterThan(0);
   });
 
-  test('its table does not exist; the core\'s attachment table does', async () => {
+  test("its table does not exist; the core's attachment table does", async () => {
     expect(await off.kernel.db.schema.hasTable('release')).toBe(false);
     expect(await on.kernel.db.schema.hasTable('release')).toBe(true);
     expect(await off.kernel.db.schema.hasTable('attachment')).toBe(true);
@@ -85,7 +85,7 @@ describe('releases disabled', () => {
     expect((await off.api('GET', `/repos/${ADMIN.name}/same`, { token })).body.release_counter).toBe(0);
   });
 
-  test('the rest works: issue attachments (the core\'s), downloads, repository deletion', async () => {
+  test("the rest works: issue attachments (the core's), downloads, repository deletion", async () => {
     const repo = `/repos/${ADMIN.name}/files`;
     expect((await off.api('POST', '/user/repos', { token, body: { name: 'files', auto_init: true } })).status).toBe(201);
     const issue = await off.api('POST', `${repo}/issues`, { token, body: { title: 'with a file' } });
@@ -113,19 +113,21 @@ describe('upgrade from a release whose kernel owned the release table', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const boot = (enabled: boolean) => Hearth.create({
-    config: {
-      env: {},
-      overrides: deepMerge(
-        { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-        {
-          log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' }, security: { SCRYPT_COST: 1024 },
-          plugins: { releases: { enabled } },
-        },
-      ),
-    },
-    env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-  });
+  const boot = (enabled: boolean) =>
+    Hearth.create({
+      config: {
+        env: {},
+        overrides: deepMerge(
+          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
+          {
+            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+            security: { SCRYPT_COST: 1024 },
+            plugins: { releases: { enabled } },
+          },
+        ),
+      },
+      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
+    });
   const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
 
   test('the plugin takes the existing release table over and keeps the releases and their files', async () => {
@@ -134,7 +136,8 @@ describe('upgrade from a release whose kernel owned the release table', () => {
     try {
       const url = await old.listen();
       const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        method: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'kept', auto_init: true }),
       });
       expect(made.status).toBe(201);
@@ -143,8 +146,16 @@ describe('upgrade from a release whose kernel owned the release table', () => {
       expect((await db('knex_migrations').where('name', '0008_releases')).length).toBe(1);
       for (const m of releaseMigrations) await m.up(db);
       await db('release').insert({
-        repo_id: repoId, publisher_id: 1, tag_name: 'v1.0', lower_tag_name: 'v1.0', target: 'main', title: 'One', note: 'first',
-        is_draft: false, is_prerelease: false, created_unix: Math.floor(Date.now() / 1000),
+        repo_id: repoId,
+        publisher_id: 1,
+        tag_name: 'v1.0',
+        lower_tag_name: 'v1.0',
+        target: 'main',
+        title: 'One',
+        note: 'first',
+        is_draft: false,
+        is_prerelease: false,
+        created_unix: Math.floor(Date.now() / 1000),
       });
     } finally {
       await old.close();

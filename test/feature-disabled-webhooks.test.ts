@@ -91,19 +91,21 @@ describe('upgrade from a release whose kernel owned the webhook tables', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const boot = (webhooks: boolean) => Hearth.create({
-    config: {
-      env: {},
-      overrides: deepMerge(
-        { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-        {
-          log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' }, security: { SCRYPT_COST: 1024 },
-          plugins: { webhooks: { enabled: webhooks } },
-        },
-      ),
-    },
-    env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-  });
+  const boot = (webhooks: boolean) =>
+    Hearth.create({
+      config: {
+        env: {},
+        overrides: deepMerge(
+          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
+          {
+            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+            security: { SCRYPT_COST: 1024 },
+            plugins: { webhooks: { enabled: webhooks } },
+          },
+        ),
+      },
+      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
+    });
 
   test('the plugin adopts the kernel-recorded migration and keeps the hooks', async () => {
     const names = webhookMigrations.map((m) => m.name);
@@ -118,10 +120,20 @@ describe('upgrade from a release whose kernel owned the webhook tables', () => {
       }
       const now = Math.floor(Date.now() / 1000);
       await db('webhook').insert({
-        repo_id: 0, owner_id: 0, is_system_webhook: true, type: 'gitea', url: 'http://127.0.0.1:9/kept', http_method: 'POST',
-        content_type: 1, secret: '',
+        repo_id: 0,
+        owner_id: 0,
+        is_system_webhook: true,
+        type: 'gitea',
+        url: 'http://127.0.0.1:9/kept',
+        http_method: 'POST',
+        content_type: 1,
+        secret: '',
         events: JSON.stringify({ push_only: true, send_everything: false, choose_events: false, branch_filter: '', events: {} }),
-        meta: '{}', is_active: false, header_authorization_encrypted: '', created_unix: now, updated_unix: now,
+        meta: '{}',
+        is_active: false,
+        header_authorization_encrypted: '',
+        created_unix: now,
+        updated_unix: now,
       });
     } finally {
       await old.close();

@@ -85,38 +85,53 @@ describe('switching the wiki off and on again', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const boot = (enabled: boolean) => Hearth.create({
-    config: {
-      env: {},
-      overrides: deepMerge(
-        { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-        { log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' }, security: { SCRYPT_COST: 1024 }, plugins: { wiki: { enabled } } },
-      ),
-    },
-    env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-  });
+  const boot = (enabled: boolean) =>
+    Hearth.create({
+      config: {
+        env: {},
+        overrides: deepMerge(
+          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
+          {
+            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+            security: { SCRYPT_COST: 1024 },
+            plugins: { wiki: { enabled } },
+          },
+        ),
+      },
+      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
+    });
   const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
-  const call = (url: string, method: string, apiPath: string, body?: unknown) => fetch(new URL(`api/v1${apiPath}`, url), {
-    method,
-    headers: { Authorization: auth, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const call = (url: string, method: string, apiPath: string, body?: unknown) =>
+    fetch(new URL(`api/v1${apiPath}`, url), {
+      method,
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 
   test('pages written before are served again; the plugin records no migrations', async () => {
     const steps: Array<[boolean, (url: string) => Promise<void>]> = [
-      [true, async (url) => {
-        expect((await call(url, 'POST', '/user/repos', { name: 'kept', auto_init: true })).status).toBe(201);
-        const page = { title: 'Home', content_base64: b64('# Kept') };
-        expect((await call(url, 'POST', `/repos/${ADMIN.name}/kept/wiki/new`, page)).status).toBe(201);
-      }],
-      [false, async (url) => {
-        expect((await call(url, 'GET', `/repos/${ADMIN.name}/kept/wiki/page/Home`)).status).toBe(404);
-      }],
-      [true, async (url) => {
-        const page = await call(url, 'GET', `/repos/${ADMIN.name}/kept/wiki/page/Home`);
-        expect(page.status).toBe(200);
-        expect(Buffer.from(((await page.json()) as { content_base64: string }).content_base64, 'base64').toString()).toBe('# Kept');
-      }],
+      [
+        true,
+        async (url) => {
+          expect((await call(url, 'POST', '/user/repos', { name: 'kept', auto_init: true })).status).toBe(201);
+          const page = { title: 'Home', content_base64: b64('# Kept') };
+          expect((await call(url, 'POST', `/repos/${ADMIN.name}/kept/wiki/new`, page)).status).toBe(201);
+        },
+      ],
+      [
+        false,
+        async (url) => {
+          expect((await call(url, 'GET', `/repos/${ADMIN.name}/kept/wiki/page/Home`)).status).toBe(404);
+        },
+      ],
+      [
+        true,
+        async (url) => {
+          const page = await call(url, 'GET', `/repos/${ADMIN.name}/kept/wiki/page/Home`);
+          expect(page.status).toBe(200);
+          expect(Buffer.from(((await page.json()) as { content_base64: string }).content_base64, 'base64').toString()).toBe('# Kept');
+        },
+      ],
     ];
     for (const [enabled, step] of steps) {
       const kernel = await boot(enabled);

@@ -9,7 +9,8 @@ const tokens: Record<string, string> = {};
 const users: Record<string, { name: string; password: string; id: number }> = {};
 const SCOPES = ['delete:repository', 'delete:issue', 'write:user', 'write:organization', 'write:notification'];
 
-const call = (method: string, p: string, who: string | null, body?: unknown) => server.api(method, p, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, p: string, who: string | null, body?: unknown) =>
+  server.api(method, p, { token: who ? tokens[who] : undefined, body });
 const ops = (body: { op_type: string }[]) => body.map((a) => a.op_type);
 
 /** Push one commit with `message` to owner/repo as `who` through git smart HTTP. */
@@ -34,7 +35,10 @@ beforeAll(async () => {
     users[name] = await server.user(name);
     tokens[name] = await server.token(users[name], SCOPES);
   }
-  for (const [name, priv] of [['proj', false], ['secret', true]] as const) {
+  for (const [name, priv] of [
+    ['proj', false],
+    ['secret', true],
+  ] as const) {
     expect((await call('POST', '/user/repos', 'alice', { name, private: priv, auto_init: true, default_branch: 'main' })).status).toBe(201);
   }
   await pushCommit('alice', 'alice/proj', 'feed commit one');
@@ -49,7 +53,9 @@ beforeAll(async () => {
   // An organization with a repository and a second team that only covers another repository.
   expect((await call('POST', '/orgs', 'alice', { username: 'acme', visibility: 'public' })).status).toBe(201);
   expect((await call('POST', '/orgs/acme/repos', 'alice', { name: 'tool', auto_init: true, default_branch: 'main' })).status).toBe(201);
-  expect((await call('POST', '/orgs/acme/repos', 'alice', { name: 'vault', private: true, auto_init: true, default_branch: 'main' })).status).toBe(201);
+  expect(
+    (await call('POST', '/orgs/acme/repos', 'alice', { name: 'vault', private: true, auto_init: true, default_branch: 'main' })).status,
+  ).toBe(201);
   await pushCommit('alice', 'acme/tool', 'org commit');
   expect((await call('POST', '/repos/acme/tool/issues', 'alice', { title: 'Org issue' })).status).toBe(201);
 });
@@ -63,13 +69,26 @@ describe('repository feeds', () => {
     const res = await call('GET', '/repos/alice/proj/activities/feeds', 'alice');
     expect(res.status).toBe(200);
     const types = ops(res.body);
-    expect(types).toEqual(expect.arrayContaining(['create_repo', 'commit_repo', 'create_issue', 'comment_issue', 'close_issue', 'reopen_issue', 'publish_release']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'create_repo',
+        'commit_repo',
+        'create_issue',
+        'comment_issue',
+        'close_issue',
+        'reopen_issue',
+        'publish_release',
+      ]),
+    );
     expect(Number(res.headers.get('x-total-count'))).toBe(res.body.length);
     // Newest first.
     const times = res.body.map((a: { created: string; id: number }) => [Date.parse(a.created), a.id]);
-    for (let i = 1; i < times.length; i++) expect(times[i - 1][0] > times[i][0] || (times[i - 1][0] === times[i][0] && times[i - 1][1] > times[i][1])).toBe(true);
+    for (let i = 1; i < times.length; i++)
+      expect(times[i - 1][0] > times[i][0] || (times[i - 1][0] === times[i][0] && times[i - 1][1] > times[i][1])).toBe(true);
 
-    const push = res.body.find((a: { op_type: string; content: string }) => a.op_type === 'commit_repo' && a.content.includes('feed commit one'));
+    const push = res.body.find(
+      (a: { op_type: string; content: string }) => a.op_type === 'commit_repo' && a.content.includes('feed commit one'),
+    );
     expect(push).toBeDefined();
     expect(push.ref_name).toBe('refs/heads/main');
     const content = JSON.parse(push.content);
@@ -90,7 +109,9 @@ describe('repository feeds', () => {
     expect(res.body.find((a: { op_type: string }) => a.op_type === 'publish_release')).toMatchObject({ ref_name: 'v1.0', content: 'One' });
     // The release created its tag: a tag push row with Gitea's op type (push_tag = 9).
     expect(res.body.find((a: { op_type: string }) => a.op_type === 'push_tag')).toMatchObject({ ref_name: 'refs/tags/v1.0' });
-    expect(await server.kernel.db('activities').where({ repo_id: push.repo_id, ref_name: 'refs/tags/v1.0' }).first('op_type')).toEqual({ op_type: 9 });
+    expect(await server.kernel.db('activities').where({ repo_id: push.repo_id, ref_name: 'refs/tags/v1.0' }).first('op_type')).toEqual({
+      op_type: 9,
+    });
   });
 
   test('pages with X-Total-Count and filters by date', async () => {
@@ -155,9 +176,13 @@ describe('organization and team feeds', () => {
   test("the organization's feed shows its repositories' activity; private ones only to members", async () => {
     const member = await call('GET', '/orgs/acme/activities/feeds?limit=50', 'alice');
     expect(member.status).toBe(200);
-    expect(new Set(member.body.map((a: { repo: { full_name: string } }) => a.repo.full_name))).toEqual(new Set(['acme/tool', 'acme/vault']));
+    expect(new Set(member.body.map((a: { repo: { full_name: string } }) => a.repo.full_name))).toEqual(
+      new Set(['acme/tool', 'acme/vault']),
+    );
     expect(ops(member.body)).toEqual(expect.arrayContaining(['create_repo', 'commit_repo', 'create_issue']));
-    const push = member.body.find((a: { op_type: string; content: string }) => a.op_type === 'commit_repo' && a.content.includes('org commit'));
+    const push = member.body.find(
+      (a: { op_type: string; content: string }) => a.op_type === 'commit_repo' && a.content.includes('org commit'),
+    );
     expect(JSON.parse(push.content).Commits[0].Message).toBe('org commit');
     const acme = (await call('GET', '/orgs/acme', 'alice')).body;
     expect(member.body.every((a: { user_id: number }) => a.user_id === acme.id)).toBe(true);
@@ -173,7 +198,12 @@ describe('organization and team feeds', () => {
     expect(all.status).toBe(200);
     expect(new Set(all.body.map((a: { repo: { full_name: string } }) => a.repo.full_name))).toEqual(new Set(['acme/tool', 'acme/vault']));
     // A team listing only acme/vault, with carol in it.
-    const team = await call('POST', '/orgs/acme/teams', 'alice', { name: 'vaulters', permission: 'read', units: ['repo.code', 'repo.issues'], includes_all_repositories: false });
+    const team = await call('POST', '/orgs/acme/teams', 'alice', {
+      name: 'vaulters',
+      permission: 'read',
+      units: ['repo.code', 'repo.issues'],
+      includes_all_repositories: false,
+    });
     expect(team.status).toBe(201);
     expect((await call('PUT', `/teams/${team.body.id}/repos/acme/vault`, 'alice')).status).toBe(204);
     expect((await call('PUT', `/teams/${team.body.id}/members/carol`, 'alice')).status).toBe(204);

@@ -28,7 +28,14 @@ afterAll(async () => {
   await server.close();
 });
 
-interface Seen { event: string; action?: string; repositoryId?: number; ref?: string; ref_type?: string; package?: string }
+interface Seen {
+  event: string;
+  action?: string;
+  repositoryId?: number;
+  ref?: string;
+  ref_type?: string;
+  package?: string;
+}
 
 /** What the probe recorded of `webhook.emit`, in order. */
 async function emitted(): Promise<Seen[]> {
@@ -106,7 +113,9 @@ describe('forge events through webhook.emit', () => {
   test('a generic package upload and deletion: package events', async () => {
     const mark = (await emitted()).length;
     const put = await fetch(new URL('api/packages/alice/generic/tool/1.0.0/tool.bin', server.url), {
-      method: 'PUT', headers: { Authorization: `token ${aliceToken}` }, body: 'bytes',
+      method: 'PUT',
+      headers: { Authorization: `token ${aliceToken}` },
+      body: 'bytes',
     });
     expect(put.status).toBe(201);
     expect((await emitted()).slice(mark)).toContainEqual({ event: 'package', action: 'created', package: 'tool' });

@@ -17,7 +17,10 @@ beforeAll(async () => {
   aliceToken = await server.token(alice, ['delete:repository']); // delete implies write and read
   bobToken = await server.token(bob, ['write:repository']);
   sandbox = gitSandbox();
-  await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'origin-repo', description: 'the original', auto_init: true, default_branch: 'trunk' } });
+  await server.api('POST', '/user/repos', {
+    token: aliceToken,
+    body: { name: 'origin-repo', description: 'the original', auto_init: true, default_branch: 'trunk' },
+  });
 });
 afterAll(async () => {
   sandbox.cleanup();
@@ -28,12 +31,21 @@ describe('forks', () => {
   test('a fork is a full copy, marked as a fork of its parent, with the same default branch', async () => {
     const res = await server.api('POST', '/repos/alice/origin-repo/forks', { token: bobToken, body: {} });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ full_name: 'bob/origin-repo', fork: true, default_branch: 'trunk', empty: false, description: 'the original' });
+    expect(res.body).toMatchObject({
+      full_name: 'bob/origin-repo',
+      fork: true,
+      default_branch: 'trunk',
+      empty: false,
+      description: 'the original',
+    });
     expect(res.body.parent).toMatchObject({ full_name: 'alice/origin-repo' });
     const clone = await sandbox.git(['clone', '-q', cloneUrl(server.url, 'bob/origin-repo.git'), 'fork-clone']);
     expect(clone.status).toBe(0);
     expect(fs.readFileSync(path.join(sandbox.dir, 'fork-clone', 'README.md'), 'utf8')).toContain('# origin-repo');
-    expect((await sandbox.git(['config', '--get', 'remote.origin.url'], path.join(server.dataDir, 'repositories', 'bob', 'origin-repo.git'))).status).not.toBe(0);
+    expect(
+      (await sandbox.git(['config', '--get', 'remote.origin.url'], path.join(server.dataDir, 'repositories', 'bob', 'origin-repo.git')))
+        .status,
+    ).not.toBe(0);
     expect((await server.api('GET', '/repos/alice/origin-repo')).body.forks_count).toBe(1);
     const branches = await server.kernel.db('repo_branches').where('repo_id', res.body.id).select('name');
     expect(branches.map((b: { name: string }) => b.name)).toEqual(['trunk']);
@@ -41,13 +53,23 @@ describe('forks', () => {
 
   test('the wiki is copied with the fork, and the copies then go their own ways', async () => {
     await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'with-wiki', auto_init: true } });
-    const page = await server.api('POST', '/repos/alice/with-wiki/wiki/new', { token: aliceToken, body: { title: 'Home', content_base64: Buffer.from('# Welcome').toString('base64') } });
+    const page = await server.api('POST', '/repos/alice/with-wiki/wiki/new', {
+      token: aliceToken,
+      body: { title: 'Home', content_base64: Buffer.from('# Welcome').toString('base64') },
+    });
     expect(page.status).toBe(201);
     expect((await server.api('POST', '/repos/alice/with-wiki/forks', { token: bobToken, body: {} })).status).toBe(202);
     const copied = await server.api('GET', '/repos/bob/with-wiki/wiki/page/Home');
     expect(copied.status).toBe(200);
     expect(Buffer.from(copied.body.content_base64, 'base64').toString()).toBe('# Welcome');
-    expect((await server.api('PATCH', '/repos/bob/with-wiki/wiki/page/Home', { token: bobToken, body: { content_base64: Buffer.from('# Mine').toString('base64') } })).status).toBe(200);
+    expect(
+      (
+        await server.api('PATCH', '/repos/bob/with-wiki/wiki/page/Home', {
+          token: bobToken,
+          body: { content_base64: Buffer.from('# Mine').toString('base64') },
+        })
+      ).status,
+    ).toBe(200);
     const original = await server.api('GET', '/repos/alice/with-wiki/wiki/page/Home');
     expect(Buffer.from(original.body.content_base64, 'base64').toString()).toBe('# Welcome');
     // A repository without a wiki forks without one.
@@ -62,7 +84,9 @@ describe('forks', () => {
 
   test('forking into its own owner, an unknown organization, or an invisible repository is refused', async () => {
     expect((await server.api('POST', '/repos/alice/origin-repo/forks', { token: aliceToken, body: {} })).status).toBe(409);
-    expect((await server.api('POST', '/repos/alice/origin-repo/forks', { token: bobToken, body: { organization: 'no-such-org' } })).status).toBe(422);
+    expect(
+      (await server.api('POST', '/repos/alice/origin-repo/forks', { token: bobToken, body: { organization: 'no-such-org' } })).status,
+    ).toBe(422);
     await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'hidden', private: true, auto_init: true } });
     expect((await server.api('POST', '/repos/alice/hidden/forks', { token: bobToken, body: {} })).status).toBe(404);
     const readOnly = await server.token(bob, ['read:repository']);
@@ -97,15 +121,23 @@ describe('forks', () => {
 
 describe('topics', () => {
   test('replace, add, list, delete; names are normalised and validated', async () => {
-    expect((await server.api('PUT', '/repos/alice/origin-repo/topics', { token: aliceToken, body: { topics: ['Go', 'cli', 'go'] } })).status).toBe(204);
+    expect(
+      (await server.api('PUT', '/repos/alice/origin-repo/topics', { token: aliceToken, body: { topics: ['Go', 'cli', 'go'] } })).status,
+    ).toBe(204);
     expect((await server.api('GET', '/repos/alice/origin-repo/topics')).body).toEqual({ topics: ['cli', 'go'] });
     expect((await server.api('PUT', '/repos/alice/origin-repo/topics/forge', { token: aliceToken })).status).toBe(204);
     expect((await server.api('DELETE', '/repos/alice/origin-repo/topics/cli', { token: aliceToken })).status).toBe(204);
     expect((await server.api('GET', '/repos/alice/origin-repo/topics')).body).toEqual({ topics: ['forge', 'go'] });
-    const bad = await server.api('PUT', '/repos/alice/origin-repo/topics', { token: aliceToken, body: { topics: ['ok', 'not ok', '-dash', 'x'.repeat(36)] } });
+    const bad = await server.api('PUT', '/repos/alice/origin-repo/topics', {
+      token: aliceToken,
+      body: { topics: ['ok', 'not ok', '-dash', 'x'.repeat(36)] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.invalidTopics).toEqual(['not ok', '-dash', 'x'.repeat(36)]);
-    const tooMany = await server.api('PUT', '/repos/alice/origin-repo/topics', { token: aliceToken, body: { topics: Array.from({ length: 26 }, (_, i) => `t${i}`) } });
+    const tooMany = await server.api('PUT', '/repos/alice/origin-repo/topics', {
+      token: aliceToken,
+      body: { topics: Array.from({ length: 26 }, (_, i) => `t${i}`) },
+    });
     expect(tooMany.status).toBe(422);
     expect((await server.api('DELETE', '/repos/alice/origin-repo/topics/never', { token: aliceToken })).status).toBe(404);
     expect((await server.api('PUT', '/repos/alice/origin-repo/topics/x', { token: bobToken })).status).toBe(403);
@@ -124,12 +156,18 @@ describe('topics', () => {
 
 describe('generating from a template repository', () => {
   beforeAll(async () => {
-    await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'starter', auto_init: true, template: true, gitignores: 'Node' } });
+    await server.api('POST', '/user/repos', {
+      token: aliceToken,
+      body: { name: 'starter', auto_init: true, template: true, gitignores: 'Node' },
+    });
     await server.api('PUT', '/repos/alice/starter/topics', { token: aliceToken, body: { topics: ['starter-kit'] } });
   });
 
   test('git content becomes one fresh commit of the same tree; topics are copied', async () => {
-    const res = await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'my-app', git_content: true, topics: true, private: true } });
+    const res = await server.api('POST', '/repos/alice/starter/generate', {
+      token: bobToken,
+      body: { owner: 'bob', name: 'my-app', git_content: true, topics: true, private: true },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ full_name: 'bob/my-app', private: true, empty: false, default_branch: 'main' });
     const url = cloneUrl(server.url, 'bob/my-app.git', 'bob', bobToken);
@@ -141,15 +179,47 @@ describe('generating from a template repository', () => {
     const templateTree = (await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/starter.git')])).stdout;
     expect(templateTree).toMatch(/refs\/heads\/main/);
     expect((await server.api('GET', '/repos/bob/my-app/topics', { token: bobToken })).body).toEqual({ topics: ['starter-kit'] });
-    const refs = (await sandbox.git(['for-each-ref', '--format=%(refname)'], path.join(server.dataDir, 'repositories', 'bob', 'my-app.git'))).stdout.trim();
+    const refs = (
+      await sandbox.git(['for-each-ref', '--format=%(refname)'], path.join(server.dataDir, 'repositories', 'bob', 'my-app.git'))
+    ).stdout.trim();
     expect(refs).toBe('refs/heads/main');
   });
 
   test('not a template, nothing chosen, someone else as owner, or a taken name are refused', async () => {
-    expect((await server.api('POST', '/repos/alice/origin-repo/generate', { token: bobToken, body: { owner: 'bob', name: 'x', git_content: true } })).status).toBe(404);
-    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'x' } })).status).toBe(422);
-    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'alice', name: 'x', git_content: true } })).status).toBe(403);
-    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'my-app', git_content: true } })).status).toBe(409);
-    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'nobody-x', name: 'x', git_content: true } })).status).toBe(404);
+    expect(
+      (
+        await server.api('POST', '/repos/alice/origin-repo/generate', {
+          token: bobToken,
+          body: { owner: 'bob', name: 'x', git_content: true },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await server.api('POST', '/repos/alice/starter/generate', { token: bobToken, body: { owner: 'bob', name: 'x' } })).status).toBe(
+      422,
+    );
+    expect(
+      (
+        await server.api('POST', '/repos/alice/starter/generate', {
+          token: bobToken,
+          body: { owner: 'alice', name: 'x', git_content: true },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await server.api('POST', '/repos/alice/starter/generate', {
+          token: bobToken,
+          body: { owner: 'bob', name: 'my-app', git_content: true },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await server.api('POST', '/repos/alice/starter/generate', {
+          token: bobToken,
+          body: { owner: 'nobody-x', name: 'x', git_content: true },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -80,10 +80,18 @@ describe('branches', () => {
     expect(res.body.map((b: { name: string }) => b.name).sort()).toEqual(['feature/deep', 'main']);
     const main = res.body.find((b: { name: string }) => b.name === 'main');
     expect(main).toMatchObject({
-      name: 'main', protected: false, required_approvals: 0, enable_status_check: false, status_check_contexts: [],
-      user_can_push: true, user_can_merge: true, effective_branch_protection_name: '',
+      name: 'main',
+      protected: false,
+      required_approvals: 0,
+      enable_status_check: false,
+      status_check_contexts: [],
+      user_can_push: true,
+      user_can_merge: true,
+      effective_branch_protection_name: '',
       commit: {
-        id: c.c5, message: 'more\n', url: `${server.url}alice/history/commit/${c.c5}`,
+        id: c.c5,
+        message: 'more\n',
+        url: `${server.url}alice/history/commit/${c.c5}`,
         author: { name: 'Tester', email: 'tester@example.com', username: 'tester' },
         committer: { name: 'Tester', email: 'tester@example.com', username: 'tester' },
         verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
@@ -127,7 +135,9 @@ describe('branches', () => {
     expect(remote).toContain(`${c.c1}\trefs/heads/at-c1`);
     const list = await api('GET', '/repos/alice/history/branches?limit=50');
     expect(list.headers.get('x-total-count')).toBe('6');
-    expect(list.body.map((b: { name: string }) => b.name)).toEqual(expect.arrayContaining(['release/1.x', 'at-c1', 'copy', 'from-default']));
+    expect(list.body.map((b: { name: string }) => b.name)).toEqual(
+      expect.arrayContaining(['release/1.x', 'at-c1', 'copy', 'from-default']),
+    );
     // The branch rows (and the push hook) are kept in step.
     const repo = (await api('GET', '/repos/alice/history')).body;
     const rows = await server.kernel.db('repo_branches').where('repo_id', repo.id).select('name', 'commit_id');
@@ -148,7 +158,9 @@ describe('branches', () => {
     expect(unknown.status).toBe(404);
     expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n2', old_ref_name: 'deadbeef' })).status).toBe(404);
     expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n3', old_branch_name: 'v1.0' })).status).toBe(404);
-    expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n4', old_ref_name: '--output=/tmp/x' })).status).toBe(422);
+    expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n4', old_ref_name: '--output=/tmp/x' })).status).toBe(
+      422,
+    );
     expect((await server.api('POST', '/repos/alice/history/branches', { body: { new_branch_name: 'n5' } })).status).toBe(401);
     const bob = await server.user('bob');
     const bobToken = await server.token(bob, ['write:repository']);
@@ -182,9 +194,12 @@ describe('tags', () => {
     expect(res.headers.get('x-total-count')).toBe('2');
     const v1 = res.body.find((t: { name: string }) => t.name === 'v1.0');
     expect(v1).toEqual({
-      name: 'v1.0', message: 'release one', id: tagId,
+      name: 'v1.0',
+      message: 'release one',
+      id: tagId,
       commit: { url: `${server.url}api/v1/repos/alice/history/git/commits/${c.c2}`, sha: c.c2, created: expect.any(String) },
-      zipball_url: `${server.url}alice/history/archive/v1.0.zip`, tarball_url: `${server.url}alice/history/archive/v1.0.tar.gz`,
+      zipball_url: `${server.url}alice/history/archive/v1.0.zip`,
+      tarball_url: `${server.url}alice/history/archive/v1.0.tar.gz`,
     });
     const light = (await api('GET', '/repos/alice/history/tags/v0.1')).body;
     expect(light).toMatchObject({ name: 'v0.1', id: c.c1, message: 'add app', commit: { sha: c.c1 } });
@@ -193,14 +208,20 @@ describe('tags', () => {
   });
 
   test('create: annotated with a message (tagged by the caller), lightweight without; git sees both', async () => {
-    const annotated = await api('POST', '/repos/alice/history/tags', { tag_name: 'v2.0', target: 'feature/deep', message: 'second release' });
+    const annotated = await api('POST', '/repos/alice/history/tags', {
+      tag_name: 'v2.0',
+      target: 'feature/deep',
+      message: 'second release',
+    });
     expect(annotated.status).toBe(201);
     expect(annotated.body).toMatchObject({ name: 'v2.0', message: 'second release', commit: { sha: c.c6 } });
     expect(annotated.body.id).not.toBe(c.c6);
     const object = await api('GET', `/repos/alice/history/git/tags/${annotated.body.id}`);
     expect(object.status).toBe(200);
     expect(object.body).toMatchObject({
-      tag: 'v2.0', sha: annotated.body.id, message: 'second release\n',
+      tag: 'v2.0',
+      sha: annotated.body.id,
+      message: 'second release\n',
       url: `${server.url}api/v1/repos/alice/history/git/tags/${annotated.body.id}`,
       tagger: { name: 'alice', email: 'alice@example.com' },
       object: { sha: c.c6, type: 'commit', url: `${server.url}api/v1/repos/alice/history/git/commits/${c.c6}` },
@@ -220,7 +241,8 @@ describe('tags', () => {
   test('create refuses existing (409), invalid (422) and unknown targets (404); delete is 204 then 404', async () => {
     const exists = await api('POST', '/repos/alice/history/tags', { tag_name: 'v1.0' });
     expect(exists.status).toBe(409);
-    for (const tag_name of ['-x', 'a..b', 'bad^name']) expect((await api('POST', '/repos/alice/history/tags', { tag_name })).status).toBe(422);
+    for (const tag_name of ['-x', 'a..b', 'bad^name'])
+      expect((await api('POST', '/repos/alice/history/tags', { tag_name })).status).toBe(422);
     expect((await api('POST', '/repos/alice/history/tags', {})).status).toBe(422);
     expect((await api('POST', '/repos/alice/history/tags', { tag_name: 'v3', target: 'nope' })).status).toBe(404);
     expect((await api('DELETE', '/repos/alice/history/tags/nightly/latest')).status).toBe(204);
@@ -240,12 +262,19 @@ describe('refs, trees and blobs', () => {
     const all = await api('GET', '/repos/alice/history/git/refs');
     expect(all.status).toBe(200);
     const names = all.body.map((r: { ref: string }) => r.ref);
-    expect(names).toEqual(expect.arrayContaining(['refs/heads/main', 'refs/heads/feature/deep', 'refs/tags/v1.0', 'refs/tags/v0.1', 'refs/notes/commits']));
+    expect(names).toEqual(
+      expect.arrayContaining(['refs/heads/main', 'refs/heads/feature/deep', 'refs/tags/v1.0', 'refs/tags/v0.1', 'refs/notes/commits']),
+    );
     const v1 = all.body.find((r: { ref: string }) => r.ref === 'refs/tags/v1.0');
-    expect(v1.object).toEqual({ type: 'tag', sha: await git(['rev-parse', 'v1.0']), url: `${server.url}api/v1/repos/alice/history/git/tags/${v1.object.sha}` });
+    expect(v1.object).toEqual({
+      type: 'tag',
+      sha: await git(['rev-parse', 'v1.0']),
+      url: `${server.url}api/v1/repos/alice/history/git/tags/${v1.object.sha}`,
+    });
     const main = await api('GET', '/repos/alice/history/git/refs/heads/main');
     expect(main.body).toEqual({
-      ref: 'refs/heads/main', url: `${server.url}api/v1/repos/alice/history/git/refs/heads/main`,
+      ref: 'refs/heads/main',
+      url: `${server.url}api/v1/repos/alice/history/git/refs/heads/main`,
       object: { type: 'commit', sha: c.c5, url: `${server.url}api/v1/repos/alice/history/git/commits/${c.c5}` },
     });
     const heads = await api('GET', '/repos/alice/history/git/refs/heads');
@@ -259,14 +288,30 @@ describe('refs, trees and blobs', () => {
     const treeId = await git(['rev-parse', 'main^{tree}']);
     const res = await api('GET', '/repos/alice/history/git/trees/main');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sha: treeId, url: `${server.url}api/v1/repos/alice/history/git/trees/${treeId}`, truncated: false, page: 1 });
+    expect(res.body).toMatchObject({
+      sha: treeId,
+      url: `${server.url}api/v1/repos/alice/history/git/trees/${treeId}`,
+      truncated: false,
+      page: 1,
+    });
     const paths = res.body.tree.map((e: { path: string }) => e.path);
     expect(paths).toEqual(['README.md', 'bin.dat', 'docs', 'old.txt', 'src']);
     const docs = res.body.tree.find((e: { path: string }) => e.path === 'docs');
-    expect(docs).toMatchObject({ mode: '040000', type: 'tree', size: 0, url: `${server.url}api/v1/repos/alice/history/git/trees/${docs.sha}` });
+    expect(docs).toMatchObject({
+      mode: '040000',
+      type: 'tree',
+      size: 0,
+      url: `${server.url}api/v1/repos/alice/history/git/trees/${docs.sha}`,
+    });
     const bin = res.body.tree.find((e: { path: string }) => e.path === 'bin.dat');
-    expect(bin).toMatchObject({ mode: '100644', type: 'blob', size: 5, url: `${server.url}api/v1/repos/alice/history/git/blobs/${bin.sha}` });
-    for (const sha of [c.c5, treeId, c.c5.slice(0, 8), 'v1.0']) expect((await api('GET', `/repos/alice/history/git/trees/${sha}`)).status).toBe(200);
+    expect(bin).toMatchObject({
+      mode: '100644',
+      type: 'blob',
+      size: 5,
+      url: `${server.url}api/v1/repos/alice/history/git/blobs/${bin.sha}`,
+    });
+    for (const sha of [c.c5, treeId, c.c5.slice(0, 8), 'v1.0'])
+      expect((await api('GET', `/repos/alice/history/git/trees/${sha}`)).status).toBe(200);
     const recursive = await api('GET', '/repos/alice/history/git/trees/main?recursive=true');
     const all = recursive.body.tree.map((e: { path: string }) => e.path);
     expect(all).toEqual(expect.arrayContaining(['src', 'src/app.js', 'docs/guide.txt']));
@@ -283,7 +328,13 @@ describe('refs, trees and blobs', () => {
     const sha = await git(['rev-parse', 'main:src/app.js']);
     const res = await api('GET', `/repos/alice/history/git/blobs/${sha}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ content: Buffer.from('1\ntwo\n3\n4\n').toString('base64'), encoding: 'base64', url: `${server.url}api/v1/repos/alice/history/git/blobs/${sha}`, sha, size: 10 });
+    expect(res.body).toEqual({
+      content: Buffer.from('1\ntwo\n3\n4\n').toString('base64'),
+      encoding: 'base64',
+      url: `${server.url}api/v1/repos/alice/history/git/blobs/${sha}`,
+      sha,
+      size: 10,
+    });
     const bin = await api('GET', `/repos/alice/history/git/blobs/${await git(['rev-parse', 'main:bin.dat'])}`);
     expect(Buffer.from(bin.body.content, 'base64')).toEqual(Buffer.from([0, 1, 2, 0, 255]));
     expect((await api('GET', `/repos/alice/history/git/blobs/${'0'.repeat(40)}`)).status).toBe(404);
@@ -304,27 +355,46 @@ describe('commits', () => {
     const c2 = res.body.find((x: { sha: string }) => x.sha === c.c2);
     const base = `${server.url}api/v1/repos/alice/history`;
     expect(c2).toMatchObject({
-      url: `${base}/git/commits/${c.c2}`, sha: c.c2, html_url: `${server.url}alice/history/commit/${c.c2}`,
+      url: `${base}/git/commits/${c.c2}`,
+      sha: c.c2,
+      html_url: `${server.url}alice/history/commit/${c.c2}`,
       commit: {
         url: `${base}/git/commits/${c.c2}`,
-        author: { name: 'Tester', email: 'tester@example.com' }, committer: { name: 'Tester', email: 'tester@example.com' },
+        author: { name: 'Tester', email: 'tester@example.com' },
+        committer: { name: 'Tester', email: 'tester@example.com' },
         message: 'change app, add docs\n\nwith a body\n',
         tree: { sha: await git(['rev-parse', `${c.c2}^{tree}`]) },
         verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
       },
-      author: { login: 'tester' }, committer: { login: 'tester' },
+      author: { login: 'tester' },
+      committer: { login: 'tester' },
       parents: [{ url: `${base}/git/commits/${c.c1}`, sha: c.c1 }],
       stats: { total: 3, additions: 2, deletions: 1 },
     });
-    expect(c2.files).toEqual(expect.arrayContaining([{ filename: 'docs/readme.txt', status: 'added' }, { filename: 'src/app.js', status: 'modified' }]));
+    expect(c2.files).toEqual(
+      expect.arrayContaining([
+        { filename: 'docs/readme.txt', status: 'added' },
+        { filename: 'src/app.js', status: 'modified' },
+      ]),
+    );
     expect(c2.files).toHaveLength(2);
     expect(c2.created).toBe(c2.commit.committer.date);
     // A rename is a removal and an addition with no changed lines; binary files count no lines.
     const c3 = res.body.find((x: { sha: string }) => x.sha === c.c3);
-    expect(c3.files).toEqual(expect.arrayContaining([{ filename: 'docs/readme.txt', status: 'removed' }, { filename: 'docs/guide.txt', status: 'added' }]));
+    expect(c3.files).toEqual(
+      expect.arrayContaining([
+        { filename: 'docs/readme.txt', status: 'removed' },
+        { filename: 'docs/guide.txt', status: 'added' },
+      ]),
+    );
     expect(c3.stats).toEqual({ total: 0, additions: 0, deletions: 0 });
     const c4 = res.body.find((x: { sha: string }) => x.sha === c.c4);
-    expect(c4).toMatchObject({ author: null, committer: { login: 'tester' }, commit: { author: { name: 'Stranger', email: 'stranger@example.org' } }, stats: { total: 0 } });
+    expect(c4).toMatchObject({
+      author: null,
+      committer: { login: 'tester' },
+      commit: { author: { name: 'Stranger', email: 'stranger@example.org' } },
+      stats: { total: 0 },
+    });
     expect(c4.files).toEqual([{ filename: 'bin.dat', status: 'added' }]);
     const init = res.body.find((x: { sha: string }) => x.sha === c.init);
     expect(init).toMatchObject({ author: { login: 'alice' }, parents: [], files: [{ filename: 'README.md', status: 'added' }] });
@@ -351,7 +421,12 @@ describe('commits', () => {
     expect(noFiles.stats).toEqual({ total: 2, additions: 2, deletions: 0 });
     const noVerify = (await api('GET', '/repos/alice/history/commits?verification=false&limit=1')).body[0];
     expect(noVerify.commit.verification).toBeNull();
-    expect(noVerify.files).toEqual(expect.arrayContaining([{ filename: 'old.txt', status: 'added' }, { filename: 'src/app.js', status: 'modified' }]));
+    expect(noVerify.files).toEqual(
+      expect.arrayContaining([
+        { filename: 'old.txt', status: 'added' },
+        { filename: 'src/app.js', status: 'modified' },
+      ]),
+    );
   });
 
   test('sha, not and path select the history; X-Total-Count follows them', async () => {

@@ -23,7 +23,9 @@ afterAll(async () => {
 });
 
 const events = async (hook: string) =>
-  (await server.api('GET', '/probe/events')).body.filter((e: { hook: string }) => e.hook === hook).map((e: { detail: string }) => JSON.parse(e.detail));
+  (await server.api('GET', '/probe/events')).body
+    .filter((e: { hook: string }) => e.hook === hook)
+    .map((e: { detail: string }) => JSON.parse(e.detail));
 
 const createRepo = (body: Record<string, unknown>, token = aliceToken) => server.api('POST', '/user/repos', { token, body });
 
@@ -45,18 +47,43 @@ describe('creating repositories', () => {
     const res = await createRepo({ name: 'Empty-One', description: 'nothing yet' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      name: 'Empty-One', full_name: 'alice/Empty-One', description: 'nothing yet', empty: true, private: false, fork: false,
-      default_branch: 'main', clone_url: `${server.url}alice/Empty-One.git`, html_url: `${server.url}alice/Empty-One`,
-      permissions: { admin: true, push: true, pull: true }, owner: { login: 'alice' },
-      has_code: true, has_issues: true, has_pull_requests: true, has_releases: true, has_wiki: true, has_projects: true, has_packages: true, has_actions: true,
-      default_allow_maintainer_edit: false, allow_merge_commits: true, default_merge_style: 'merge',
+      name: 'Empty-One',
+      full_name: 'alice/Empty-One',
+      description: 'nothing yet',
+      empty: true,
+      private: false,
+      fork: false,
+      default_branch: 'main',
+      clone_url: `${server.url}alice/Empty-One.git`,
+      html_url: `${server.url}alice/Empty-One`,
+      permissions: { admin: true, push: true, pull: true },
+      owner: { login: 'alice' },
+      has_code: true,
+      has_issues: true,
+      has_pull_requests: true,
+      has_releases: true,
+      has_wiki: true,
+      has_projects: true,
+      has_packages: true,
+      has_actions: true,
+      default_allow_maintainer_edit: false,
+      allow_merge_commits: true,
+      default_merge_style: 'merge',
     });
     expect(fs.existsSync(path.join(server.dataDir, 'repositories', 'alice', 'empty-one.git', 'HEAD'))).toBe(true);
     expect(await events('repository.created')).toContainEqual({ repo: 'alice/Empty-One' });
   });
 
   test('auto_init with readme, gitignores and license makes a first commit git can clone', async () => {
-    const res = await createRepo({ name: 'inited', description: 'Hello there', auto_init: true, readme: 'Default', gitignores: 'Go,Node', license: 'MIT', default_branch: 'trunk' });
+    const res = await createRepo({
+      name: 'inited',
+      description: 'Hello there',
+      auto_init: true,
+      readme: 'Default',
+      gitignores: 'Go,Node',
+      license: 'MIT',
+      default_branch: 'trunk',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ empty: false, default_branch: 'trunk' });
     const cloned = await clone(cloneUrl(server.url, 'alice/inited.git'), 'inited');
@@ -67,7 +94,9 @@ describe('creating repositories', () => {
     expect(ignore).toContain('# ---> Node');
     expect(fs.readFileSync(path.join(cloned.dir, 'LICENSE'), 'utf8')).toContain('Permission is hereby granted');
     expect((await sandbox.git(['rev-parse', '--abbrev-ref', 'HEAD'], cloned.dir)).stdout.trim()).toBe('trunk');
-    expect((await sandbox.git(['log', '--format=%an <%ae>|%s'], cloned.dir)).stdout.trim()).toBe('alice <alice@example.com>|Initial commit');
+    expect((await sandbox.git(['log', '--format=%an <%ae>|%s'], cloned.dir)).stdout.trim()).toBe(
+      'alice <alice@example.com>|Initial commit',
+    );
   });
 
   test('unknown templates are 400 and leave nothing behind', async () => {
@@ -142,7 +171,9 @@ describe('smart HTTP with the git client', () => {
     const rows = await server.kernel.db('repo_branches').where('repo_id', repo.id).select('name', 'commit_id');
     expect(rows).toEqual([{ name: 'develop', commit_id: head }]);
     expect(await events('push.received')).toContainEqual({
-      repo: 'alice/pushed', pusher: 'alice', updates: [{ ref: 'refs/heads/develop', oldId: '0'.repeat(40), newId: head }],
+      repo: 'alice/pushed',
+      pusher: 'alice',
+      updates: [{ ref: 'refs/heads/develop', oldId: '0'.repeat(40), newId: head }],
     });
     // A second branch; the default stays.
     await sandbox.git(['checkout', '-q', '-b', 'main'], cloned.dir);
@@ -153,19 +184,40 @@ describe('smart HTTP with the git client', () => {
 
   test('pushes and creation appear in the activity data (Gitea action rows with the pushed commits)', async () => {
     const repo = (await server.api('GET', '/repos/alice/pushed', { token: aliceToken })).body;
-    const rows = await server.kernel.db('activities').where('repo_id', repo.id).orderBy('id').select('op_type', 'ref_name', 'content', 'act_user_id');
+    const rows = await server.kernel
+      .db('activities')
+      .where('repo_id', repo.id)
+      .orderBy('id')
+      .select('op_type', 'ref_name', 'content', 'act_user_id');
     expect(rows.map((r: { op_type: number; ref_name: string }) => [r.op_type, r.ref_name])).toEqual([
-      [1, ''], [5, 'refs/heads/develop'], [5, 'refs/heads/main'],
+      [1, ''],
+      [5, 'refs/heads/develop'],
+      [5, 'refs/heads/main'],
     ]);
     const develop = JSON.parse(rows[1].content);
-    expect(develop).toMatchObject({ Len: 1, HeadCommit: { Message: 'edit a.txt', AuthorName: 'Tester', AuthorEmail: 'tester@example.com' } });
+    expect(develop).toMatchObject({
+      Len: 1,
+      HeadCommit: { Message: 'edit a.txt', AuthorName: 'Tester', AuthorEmail: 'tester@example.com' },
+    });
     expect(develop.Commits).toHaveLength(1);
     expect(rows[1].act_user_id).toBe(alice.id);
   });
 
   test('fetch over protocol v0 and v2, with and without .git', async () => {
-    for (const [version, suffix] of [['0', '.git'], ['2', ''], ['2', '.git'], ['0', '']]) {
-      const res = await sandbox.git(['-c', `protocol.version=${version}`, 'clone', '-q', cloneUrl(server.url, `alice/pushed${suffix}`), `v${version}${suffix}`]);
+    for (const [version, suffix] of [
+      ['0', '.git'],
+      ['2', ''],
+      ['2', '.git'],
+      ['0', ''],
+    ]) {
+      const res = await sandbox.git([
+        '-c',
+        `protocol.version=${version}`,
+        'clone',
+        '-q',
+        cloneUrl(server.url, `alice/pushed${suffix}`),
+        `v${version}${suffix}`,
+      ]);
       expect({ version, suffix, status: res.status, stderr: res.stderr }).toEqual({ version, suffix, status: 0, stderr: '' });
     }
     const trace = await sandbox.git(['-c', 'protocol.version=2', 'ls-remote', cloneUrl(server.url, 'alice/pushed.git')]);
@@ -179,10 +231,12 @@ describe('smart HTTP with the git client', () => {
     expect(refused.stderr).toContain('refusing to delete the default branch develop');
     expect((await sandbox.git(['push', 'origin', ':main'], work)).status).toBe(0);
     const repo = (await server.api('GET', '/repos/alice/pushed', { token: aliceToken })).body;
-    expect((await server.kernel.db('repo_branches').where('repo_id', repo.id).select('name')).map((r: { name: string }) => r.name)).toEqual(['develop']);
+    expect((await server.kernel.db('repo_branches').where('repo_id', repo.id).select('name')).map((r: { name: string }) => r.name)).toEqual(
+      ['develop'],
+    );
   });
 
-  test('refreshHooks (run by `hearth migrate`) restores every repository\'s server hooks', async () => {
+  test("refreshHooks (run by `hearth migrate`) restores every repository's server hooks", async () => {
     const hook = path.join(server.dataDir, 'repositories', 'alice', 'pushed.git', 'hooks', 'pre-receive');
     fs.writeFileSync(hook, '#!/bin/sh\nexit 0\n');
     expect(await server.kernel.repos.refreshHooks()).toBeGreaterThan(0);
@@ -210,7 +264,9 @@ describe('smart HTTP with the git client', () => {
     const pushes = await Promise.all(dirs.map((dir, i) => sandbox.git(['push', 'origin', `feature-${i}`], dir)));
     expect(pushes.map((p) => p.status)).toEqual([0, 0, 0, 0]);
     const repo = (await server.api('GET', '/repos/alice/busy', { token: aliceToken })).body;
-    const names = (await server.kernel.db('repo_branches').where('repo_id', repo.id).orderBy('name').select('name')).map((r: { name: string }) => r.name);
+    const names = (await server.kernel.db('repo_branches').where('repo_id', repo.id).orderBy('name').select('name')).map(
+      (r: { name: string }) => r.name,
+    );
     expect(names).toEqual(['feature-0', 'feature-1', 'feature-2', 'feature-3', 'main']);
     const remote = (await sandbox.git(['ls-remote', '--heads', url])).stdout;
     for (const n of names) expect(remote).toContain(`refs/heads/${n}`);
@@ -239,7 +295,9 @@ describe('smart HTTP with the git client', () => {
     expect((await fetch(`${server.url}alice/no-such-repo.git/info/refs?service=git-upload-pack`)).status).toBe(401);
     const carol = await server.user('carol');
     const carolToken = await server.token(carol, ['read:repository']);
-    const other = await fetch(`${server.url}alice/secret.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `token ${carolToken}` } });
+    const other = await fetch(`${server.url}alice/secret.git/info/refs?service=git-upload-pack`, {
+      headers: { Authorization: `token ${carolToken}` },
+    });
     expect(other.status).toBe(404);
     const anonClone = await sandbox.git(['clone', cloneUrl(server.url, 'alice/secret.git'), 'secret-anon']);
     expect(anonClone.status).not.toBe(0);
@@ -254,13 +312,20 @@ describe('smart HTTP with the git client', () => {
     expect(anonymous.status).not.toBe(0);
     expect((await fetch(`${server.url}alice/busy.git/info/refs?service=git-receive-pack`)).status).toBe(401);
     const readOnly = await server.token(alice, ['read:repository']);
-    const denied = await fetch(`${server.url}alice/busy.git/info/refs?service=git-receive-pack`, { headers: { Authorization: `token ${readOnly}` } });
+    const denied = await fetch(`${server.url}alice/busy.git/info/refs?service=git-receive-pack`, {
+      headers: { Authorization: `token ${readOnly}` },
+    });
     expect(denied.status).toBe(403);
     const noRepoScope = await server.token(alice, ['read:user']);
-    expect((await fetch(`${server.url}alice/busy.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `token ${noRepoScope}` } })).status).toBe(403);
+    expect(
+      (await fetch(`${server.url}alice/busy.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `token ${noRepoScope}` } }))
+        .status,
+    ).toBe(403);
     const dave = await server.user('dave');
     const daveToken = await server.token(dave, ['write:repository']);
-    expect((await sandbox.git(['push', cloneUrl(server.url, 'alice/busy.git', 'dave', daveToken), 'HEAD:refs/heads/dave'], work)).status).not.toBe(0);
+    expect(
+      (await sandbox.git(['push', cloneUrl(server.url, 'alice/busy.git', 'dave', daveToken), 'HEAD:refs/heads/dave'], work)).status,
+    ).not.toBe(0);
     const wrong = await sandbox.git(['push', cloneUrl(server.url, 'alice/busy.git', 'alice', 'wrong-password'), 'HEAD:refs/heads/x'], work);
     expect(wrong.status).not.toBe(0);
     expect(wrong.stderr).toMatch(/Authentication failed|401/);
@@ -272,14 +337,20 @@ describe('smart HTTP with the git client', () => {
     await server.api('PATCH', '/repos/alice/codeless', { token: aliceToken, body: { has_code: false } });
     // Anonymous callers get the same challenge as for a private or missing repository; signed-in ones a 404.
     expect((await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`)).status).toBe(401);
-    const res = await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `token ${aliceToken}` } });
+    const res = await fetch(`${server.url}alice/codeless.git/info/refs?service=git-upload-pack`, {
+      headers: { Authorization: `token ${aliceToken}` },
+    });
     expect(res.status).toBe(404);
     expect((await sandbox.git(['ls-remote', cloneUrl(server.url, 'alice/codeless.git')])).status).not.toBe(0);
   });
 
   test('dumb HTTP and wrong content types are refused clearly', async () => {
     expect((await fetch(`${server.url}alice/busy.git/info/refs`)).status).toBe(403);
-    const res = await fetch(`${server.url}alice/busy.git/git-upload-pack`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '0000' });
+    const res = await fetch(`${server.url}alice/busy.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '0000',
+    });
     expect(res.status).toBe(415);
   });
 });
@@ -293,16 +364,42 @@ describe('repository API', () => {
     expect((await server.api('GET', `/repositories/${secret.id}`)).status).toBe(404);
     const publicOnly = await server.token(alice, ['public-only', 'read:repository']);
     expect((await server.api('GET', '/repos/alice/secret', { token: publicOnly })).status).toBe(404);
-    expect((await server.api('GET', '/repos/alice/busy', { token: publicOnly })).body.permissions).toEqual({ admin: false, push: false, pull: true });
+    expect((await server.api('GET', '/repos/alice/busy', { token: publicOnly })).body.permissions).toEqual({
+      admin: false,
+      push: false,
+      pull: true,
+    });
   });
 
   test('PATCH edits fields and units; at least one unit stays enabled; non-admins get 403', async () => {
     const res = await server.api('PATCH', '/repos/alice/busy', {
-      token: aliceToken, body: { description: 'busy bee', website: 'https://example.com', has_actions: false, has_packages: false, has_releases: false, default_allow_maintainer_edit: true, default_merge_style: 'squash' },
+      token: aliceToken,
+      body: {
+        description: 'busy bee',
+        website: 'https://example.com',
+        has_actions: false,
+        has_packages: false,
+        has_releases: false,
+        default_allow_maintainer_edit: true,
+        default_merge_style: 'squash',
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ description: 'busy bee', website: 'https://example.com', has_actions: false, has_packages: false, has_releases: false, has_code: true, default_allow_maintainer_edit: true, default_merge_style: 'squash' });
-    const allOff = Object.fromEntries(['has_code', 'has_issues', 'has_pull_requests', 'has_releases', 'has_wiki', 'has_projects', 'has_packages', 'has_actions'].map((k) => [k, false]));
+    expect(res.body).toMatchObject({
+      description: 'busy bee',
+      website: 'https://example.com',
+      has_actions: false,
+      has_packages: false,
+      has_releases: false,
+      has_code: true,
+      default_allow_maintainer_edit: true,
+      default_merge_style: 'squash',
+    });
+    const allOff = Object.fromEntries(
+      ['has_code', 'has_issues', 'has_pull_requests', 'has_releases', 'has_wiki', 'has_projects', 'has_packages', 'has_actions'].map(
+        (k) => [k, false],
+      ),
+    );
     const refused = await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: allOff });
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/at least one unit/);
@@ -312,7 +409,9 @@ describe('repository API', () => {
     expect((await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { has_code: true } })).body.has_code).toBe(true);
     const carolToken = await server.token({ name: 'carol', password: 'carol-password-1' }, ['write:repository']);
     expect((await server.api('PATCH', '/repos/alice/busy', { token: carolToken, body: { description: 'mine now' } })).status).toBe(403);
-    expect((await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { default_merge_style: 'octopus' } })).status).toBe(422);
+    expect((await server.api('PATCH', '/repos/alice/busy', { token: aliceToken, body: { default_merge_style: 'octopus' } })).status).toBe(
+      422,
+    );
   });
 
   test('changing the default branch needs an existing branch; rename keeps git working at the new path', async () => {

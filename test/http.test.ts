@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('errors are JSON with Gitea\'s {message, url} and the right status', () => {
+describe("errors are JSON with Gitea's {message, url} and the right status", () => {
   test('unknown /api/v1 route → 404 JSON', async () => {
     const res = await server.api('GET', '/no/such/route');
     expect(res.status).toBe(404);
@@ -32,18 +32,29 @@ describe('errors are JSON with Gitea\'s {message, url} and the right status', ()
   });
 
   test('malformed JSON → 422 that says so', async () => {
-    const res = await server.api('POST', '/admin/users', { token: adminToken, rawBody: '{"username": "x",', headers: { 'Content-Type': 'application/json' } });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      rawBody: '{"username": "x",',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/^body: invalid JSON/);
   });
 
   test('a JSON body sent as a form content type is still read (curl -d)', async () => {
-    const res = await server.api('POST', '/probe/mutate', { rawBody: '{"title":"  hi  "}', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await server.api('POST', '/probe/mutate', {
+      rawBody: '{"title":"  hi  "}',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(200);
   });
 
   test('a body that is JSON but not an object → 422 naming the problem', async () => {
-    const res = await server.api('POST', '/admin/users', { token: adminToken, rawBody: '[1,2]', headers: { 'Content-Type': 'application/json' } });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      rawBody: '[1,2]',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('body');
   });
@@ -55,7 +66,10 @@ describe('errors are JSON with Gitea\'s {message, url} and the right status', ()
   });
 
   test('an oversize body → 413, and the server keeps serving', async () => {
-    const res = await server.api('POST', '/admin/users', { token: adminToken, rawBody: JSON.stringify({ username: 'big', email: 'b@example.com', password: 'x'.repeat(10000) }) });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      rawBody: JSON.stringify({ username: 'big', email: 'b@example.com', password: 'x'.repeat(10000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.body.message).toMatch(/too large/);
     expect((await server.api('GET', '/version')).status).toBe(200);
@@ -116,7 +130,10 @@ describe('paging', () => {
 
 describe('hook seams', () => {
   test('a failing notification tap is contained: the request succeeds and later taps still run', async () => {
-    const res = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'tapped', email: 'tapped@example.com', password: 'long-enough-pw' } });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'tapped', email: 'tapped@example.com', password: 'long-enough-pw' },
+    });
     expect(res.status).toBe(201);
     const events = (await server.api('GET', '/probe/events')).body;
     expect(events).toContainEqual({ hook: 'user.created', detail: JSON.stringify({ name: 'tapped', actor: ADMIN.name }) });
@@ -150,12 +167,29 @@ describe('OpenAPI document and docs page', () => {
     const create = doc.paths['/users/{username}/tokens'].post;
     expect(create.operationId).toBe('userCreateToken');
     expect(create['x-hearth-scopes']).toEqual(['user']);
-    expect(create.parameters).toContainEqual({ name: 'username', in: 'path', required: true, type: 'string', maxLength: 255, description: 'username of the user' });
-    expect(create.parameters).toContainEqual({ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/CreateAccessTokenOption' } });
+    expect(create.parameters).toContainEqual({
+      name: 'username',
+      in: 'path',
+      required: true,
+      type: 'string',
+      maxLength: 255,
+      description: 'username of the user',
+    });
+    expect(create.parameters).toContainEqual({
+      name: 'body',
+      in: 'body',
+      required: true,
+      schema: { $ref: '#/definitions/CreateAccessTokenOption' },
+    });
     expect(doc.definitions.CreateAccessTokenOption.required).toEqual(['name']);
     expect(doc.definitions.User.properties.login.type).toBe('string');
     expect(doc.paths['/version'].get['x-hearth-plugin']).toBe('misc');
-    expect(doc.paths['/admin/users'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['source_id', 'login_name', 'page', 'limit']);
+    expect(doc.paths['/admin/users'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'source_id',
+      'login_name',
+      'page',
+      'limit',
+    ]);
     // Every $ref points at a definition that exists.
     const refs = JSON.stringify(doc).match(/#\/definitions\/\w+/g) ?? [];
     for (const ref of new Set(refs)) expect(doc.definitions).toHaveProperty(ref.split('/').pop()!);
@@ -164,7 +198,10 @@ describe('OpenAPI document and docs page', () => {
   test('the schema that validates a request is the one published', async () => {
     const doc = (await server.api('GET', '//swagger.v1.json')).body;
     expect(doc.definitions.CreateUserOption.properties.username.maxLength).toBe(40);
-    const res = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'y'.repeat(41), email: 'y@example.com', password: 'long-enough-pw' } });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'y'.repeat(41), email: 'y@example.com', password: 'long-enough-pw' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('must NOT have more than 40 characters');
   });
@@ -203,7 +240,9 @@ describe('observability', () => {
       await logged.api('GET', '//api/packages/forge-admin/conda/t/secret-path-token/noarch/repodata.json');
       await logged.api('GET', '/user?access_token=secret-query-token');
       const requests = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
-      expect(requests.map((entry) => entry.path)).toEqual(expect.arrayContaining(['/api/packages/forge-admin/conda/t/[redacted]/noarch/repodata.json', '/api/v1/user']));
+      expect(requests.map((entry) => entry.path)).toEqual(
+        expect.arrayContaining(['/api/packages/forge-admin/conda/t/[redacted]/noarch/repodata.json', '/api/v1/user']),
+      );
       expect(logLines.join('\n')).not.toMatch(/secret-path-token|secret-query-token/);
     } finally {
       await logged.close();

@@ -28,14 +28,22 @@ const newIssue = async (title: string) => {
   expect(res.status).toBe(201);
   return res.body as { number: number; id: number };
 };
-const timelineTypes = async (n: number) => ((await call('GET', `${P}/issues/${n}/timeline?limit=50`)).body as Array<{ type: string }>).map((t) => t.type);
+const timelineTypes = async (n: number) =>
+  ((await call('GET', `${P}/issues/${n}/timeline?limit=50`)).body as Array<{ type: string }>).map((t) => t.type);
 const state = async (n: number) => (await call('GET', `${P}/issues/${n}`)).body.state as string;
 /** The mutations of issue `id` the probe saw (and that committed). */
 async function mutations(id: number): Promise<Array<{ kind: string; changes: Record<string, unknown> }>> {
   const all = (await server.api('GET', '/probe/events')).body as Array<{ hook: string; detail: string }>;
-  return all.filter((e) => e.hook === 'issue.mutate').map((e) => JSON.parse(e.detail)).filter((d) => d.issueId === id);
+  return all
+    .filter((e) => e.hook === 'issue.mutate')
+    .map((e) => JSON.parse(e.detail))
+    .filter((d) => d.issueId === id);
 }
-const issueEvents = (id: number) => emitted.filter((e) => (e.payload.issue as { id?: number } | undefined)?.id === id || (e.payload.pull_request as { id?: number } | undefined)?.id === id);
+const issueEvents = (id: number) =>
+  emitted.filter(
+    (e) =>
+      (e.payload.issue as { id?: number } | undefined)?.id === id || (e.payload.pull_request as { id?: number } | undefined)?.id === id,
+  );
 const until = async (check: () => Promise<boolean>) => {
   for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
 };

@@ -11,18 +11,21 @@ const SCOPES = ['delete:repository', 'delete:issue', 'delete:organization'];
 
 beforeAll(async () => {
   templatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-label-templates-'));
-  fs.writeFileSync(path.join(templatesDir, 'Team.yaml'), [
-    'labels:',
-    '  - name: Team/Backend',
-    '    color: "#123456"',
-    '    exclusive: true',
-    '    description: Server side',
-    '  - name: Team/Frontend',
-    '    color: abc',
-    '    exclusive: true',
-    '  - name: triage',
-    '    color: 00ff00',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(templatesDir, 'Team.yaml'),
+    [
+      'labels:',
+      '  - name: Team/Backend',
+      '    color: "#123456"',
+      '    exclusive: true',
+      '    description: Server side',
+      '  - name: Team/Frontend',
+      '    color: abc',
+      '    exclusive: true',
+      '  - name: triage',
+      '    color: 00ff00',
+    ].join('\n'),
+  );
   // Wrong color, an unknown property: never listed, a 422 when asked for.
   fs.writeFileSync(path.join(templatesDir, 'Broken.yaml'), 'labels:\n  - name: bad\n    color: nope\n    weight: 3\n');
   fs.writeFileSync(path.join(templatesDir, 'Garbage.yml'), 'labels: [unclosed\n');
@@ -32,7 +35,11 @@ beforeAll(async () => {
   for (const name of ['boss', 'stranger', 'rival']) tokens[name] = await server.token(await server.user(name), SCOPES);
   expect((await call('POST', '/orgs', 'boss', { username: 'acme' })).status).toBe(201);
   expect((await call('POST', '/orgs', 'rival', { username: 'rivalco' })).status).toBe(201);
-  for (const [org, who, name, priv] of [['acme', 'boss', 'app', false], ['acme', 'boss', 'secret', true], ['rivalco', 'rival', 'tool', false]] as const) {
+  for (const [org, who, name, priv] of [
+    ['acme', 'boss', 'app', false],
+    ['acme', 'boss', 'secret', true],
+    ['rivalco', 'rival', 'tool', false],
+  ] as const) {
     expect((await call('POST', `/orgs/${org}/repos`, who, { name, private: priv })).status).toBe(201);
   }
   expect((await call('POST', '/user/repos', 'boss', { name: 'mine' })).status).toBe(201);
@@ -42,7 +49,8 @@ afterAll(async () => {
   fs.rmSync(templatesDir, { recursive: true, force: true });
 });
 
-const call = (method: string, p: string, who: string | null, body?: unknown) => server.api(method, p, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, p: string, who: string | null, body?: unknown) =>
+  server.api(method, p, { token: who ? tokens[who] : undefined, body });
 const newIssue = async (repo: string, title: string, extra: Record<string, unknown> = {}, who = 'boss') => {
   const res = await call('POST', `/repos/${repo}/issues`, who, { title, ...extra });
   expect(res.status).toBe(201);
@@ -136,8 +144,17 @@ describe('label templates', () => {
   test('a template with exclusive scoped labels', async () => {
     const res = await call('GET', '/label/templates/Default', 'stranger');
     expect(res.status).toBe(200);
-    expect(res.body).toContainEqual({ name: 'Kind/Bug', color: 'd73a4a', exclusive: true, description: 'Something does not work as documented' });
-    expect(res.body.filter((l: { name: string; exclusive: boolean }) => l.name.startsWith('Priority/')).every((l: { exclusive: boolean }) => l.exclusive)).toBe(true);
+    expect(res.body).toContainEqual({
+      name: 'Kind/Bug',
+      color: 'd73a4a',
+      exclusive: true,
+      description: 'Something does not work as documented',
+    });
+    expect(
+      res.body
+        .filter((l: { name: string; exclusive: boolean }) => l.name.startsWith('Priority/'))
+        .every((l: { exclusive: boolean }) => l.exclusive),
+    ).toBe(true);
     expect(res.body.find((l: { name: string }) => l.name === 'help wanted').exclusive).toBe(false);
     const team = await call('GET', '/label/templates/team', null);
     expect(team.body).toEqual([
@@ -176,17 +193,29 @@ describe('label templates', () => {
 });
 
 describe('milestone interchange document (JSON Schema draft-04)', () => {
-  const item = { title: 'v1', description: 'first', deadline: '2030-01-01T00:00:00Z', created: '2024-01-01T10:00:00Z', updated: '2024-02-01T10:00:00Z', closed: null, state: 'open' };
+  const item = {
+    title: 'v1',
+    description: 'first',
+    deadline: '2030-01-01T00:00:00Z',
+    created: '2024-01-01T10:00:00Z',
+    updated: '2024-02-01T10:00:00Z',
+    closed: null,
+    state: 'open',
+  };
 
   test('accepted and rejected as the spec says', () => {
     expect(doc.validateMilestoneDocument([item])).toEqual([]);
     expect(doc.validateMilestoneDocument([])).toEqual([]);
     expect(doc.validateMilestoneDocument([{ ...item, state: 'closed', closed: '2024-03-01T00:00:00Z' }])).toEqual([]);
     const { deadline: _d, ...missing } = item;
-    expect(doc.validateMilestoneDocument([missing])).toEqual([expect.objectContaining({ field: '/0', message: expect.stringContaining('deadline') })]);
+    expect(doc.validateMilestoneDocument([missing])).toEqual([
+      expect.objectContaining({ field: '/0', message: expect.stringContaining('deadline') }),
+    ]);
     const { closed: _c, ...noClosed } = item;
     expect(doc.validateMilestoneDocument([noClosed]).length).toBe(1);
-    expect(doc.validateMilestoneDocument([{ ...item, extra: 1 }])).toEqual([expect.objectContaining({ message: expect.stringContaining('extra') })]);
+    expect(doc.validateMilestoneDocument([{ ...item, extra: 1 }])).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('extra') }),
+    ]);
     expect(doc.validateMilestoneDocument([{ ...item, state: 'done' }])).toEqual([expect.objectContaining({ field: '/0/state' })]);
     expect(doc.validateMilestoneDocument([{ ...item, created: 'yesterday' }])).toEqual([expect.objectContaining({ field: '/0/created' })]);
     expect(doc.validateMilestoneDocument([{ ...item, closed: 5 }]).length).toBeGreaterThan(0);
@@ -208,14 +237,21 @@ describe('milestone interchange document (JSON Schema draft-04)', () => {
     expect(doc.validateMilestoneDocument(exported.body)).toEqual([]);
     expect(exported.body).toEqual([
       expect.objectContaining({ title: 'alpha', description: 'the first', deadline: '2031-05-01T00:00:00Z', state: 'open', closed: null }),
-      expect.objectContaining({ title: 'beta', description: '', deadline: '9999-12-31T23:59:59Z', state: 'closed', closed: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+      expect.objectContaining({
+        title: 'beta',
+        description: '',
+        deadline: '9999-12-31T23:59:59Z',
+        state: 'closed',
+        closed: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      }),
     ]);
 
     expect((await call('POST', '/repos/boss/mine/interchange/milestones', 'stranger', exported.body)).status).toBe(403);
     const imported = await call('POST', '/repos/boss/mine/interchange/milestones', 'boss', exported.body);
     expect(imported.status).toBe(201);
     expect(imported.body.map((m: { title: string; state: string; due_on: string | null }) => [m.title, m.state, m.due_on])).toEqual([
-      ['alpha', 'open', '2031-05-01T00:00:00Z'], ['beta', 'closed', null],
+      ['alpha', 'open', '2031-05-01T00:00:00Z'],
+      ['beta', 'closed', null],
     ]);
     const again = await call('GET', '/repos/boss/mine/interchange/milestones', 'boss');
     expect(again.body).toEqual(exported.body);
@@ -244,7 +280,11 @@ describe('cross-repository issue search', () => {
     };
     expect(await search('stranger', 'q=needle')).toEqual(['acme/app:needle in public', 'rivalco/tool:needle of rival']);
     expect(await search(null, 'q=needle')).toEqual(['acme/app:needle in public', 'rivalco/tool:needle of rival']);
-    expect(await search('boss', 'q=needle')).toEqual(['acme/app:needle in private', 'acme/app:needle in public', 'rivalco/tool:needle of rival'].map((s) => s.replace('acme/app:needle in private', 'acme/secret:needle in private')).sort());
+    expect(await search('boss', 'q=needle')).toEqual(
+      ['acme/app:needle in private', 'acme/app:needle in public', 'rivalco/tool:needle of rival']
+        .map((s) => s.replace('acme/app:needle in private', 'acme/secret:needle in private'))
+        .sort(),
+    );
     expect(await search('admin', 'q=needle&owner=acme')).toEqual(['acme/app:needle in public', 'acme/secret:needle in private']);
     expect(await search('boss', 'q=needle&created=true')).toEqual(['acme/app:needle in public', 'acme/secret:needle in private']);
     expect(await search('boss', 'q=needle&priority_repo_id=0&state=closed')).toEqual([]);
@@ -284,8 +324,11 @@ describe('cross-repository issue search', () => {
     // mentioned: @name in an issue body or in a comment (unknown names and e-mail addresses are not mentions).
     await newIssue('acme/app', 'a question', { body: 'what do you think, @stranger? cc nobody@example.com @no-such-user' });
     const other = await newIssue('acme/app', 'another question');
-    expect((await call('POST', `/repos/acme/app/issues/${other.number}/comments`, 'boss', { body: '@rival, over to you' })).status).toBe(201);
-    const titles = async (who: string) => (await call('GET', '/repos/issues/search?mentioned=true', who)).body.map((i: { title: string }) => i.title);
+    expect((await call('POST', `/repos/acme/app/issues/${other.number}/comments`, 'boss', { body: '@rival, over to you' })).status).toBe(
+      201,
+    );
+    const titles = async (who: string) =>
+      (await call('GET', '/repos/issues/search?mentioned=true', who)).body.map((i: { title: string }) => i.title);
     expect(await titles('stranger')).toEqual(['a question']);
     expect(await titles('rival')).toEqual(['another question']);
     expect(await titles('boss')).toEqual([]);

@@ -22,8 +22,16 @@ beforeAll(async () => {
     users[name] = await server.user(name);
     tokens[name] = await server.token(users[name], SCOPES);
   }
-  for (const [name, priv] of [['pub', false], ['other', false], ['secret', true], ['pins', false], ['git', false]] as const) {
-    expect((await call('POST', '/user/repos', 'owner', { name, private: priv, auto_init: name === 'git', default_branch: 'main' })).status).toBe(201);
+  for (const [name, priv] of [
+    ['pub', false],
+    ['other', false],
+    ['secret', true],
+    ['pins', false],
+    ['git', false],
+  ] as const) {
+    expect(
+      (await call('POST', '/user/repos', 'owner', { name, private: priv, auto_init: name === 'git', default_branch: 'main' })).status,
+    ).toBe(201);
   }
   for (const repo of ['pub', 'other', 'pins', 'git']) {
     expect((await call('PUT', `/repos/owner/${repo}/collaborators/writer`, 'owner', { permission: 'write' })).status).toBe(204);
@@ -35,7 +43,8 @@ afterAll(async () => {
   sandbox.cleanup();
 });
 
-const call = (method: string, p: string, who: string | null, body?: unknown) => server.api(method, p, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, p: string, who: string | null, body?: unknown) =>
+  server.api(method, p, { token: who ? tokens[who] : undefined, body });
 const R = '/repos/owner/pub';
 const newIssue = async (title: string, who = 'owner', extra: Record<string, unknown> = {}, repo = R) => {
   const res = await call('POST', `${repo}/issues`, who, { title, ...extra });
@@ -66,7 +75,16 @@ async function pullRow(repo: string, title: string): Promise<number> {
   await db('issue_index').where('repo_id', r.id).increment('max_index', 1);
   const { max_index } = await db('issue_index').where('repo_id', r.id).first('max_index');
   const now = Math.floor(Date.now() / 1000);
-  await db('issue').insert({ repo_id: r.id, index: Number(max_index), poster_id: users.owner.id, name: title, content: '', is_pull: true, created_unix: now, updated_unix: now });
+  await db('issue').insert({
+    repo_id: r.id,
+    index: Number(max_index),
+    poster_id: users.owner.id,
+    name: title,
+    content: '',
+    is_pull: true,
+    created_unix: now,
+    updated_unix: now,
+  });
   return Number(max_index);
 }
 
@@ -88,10 +106,19 @@ describe('assignees', () => {
     expect(cleared.body.assignees).toBeNull();
     expect(cleared.body.assignee).toBeNull();
     const tl = (await timeline(issue.number)).filter((t) => t.type === 'assignees');
-    expect(tl.map((t) => [t.assignee.login, t.removed_assignee])).toEqual([['owner', false], ['writer', false], ['owner', true], ['writer', true]]);
-    const assignEvents = emitted.filter((e) => e.event === 'issue_assign' && (e.payload.issue as any).number === issue.number).map((e) => e.action);
+    expect(tl.map((t) => [t.assignee.login, t.removed_assignee])).toEqual([
+      ['owner', false],
+      ['writer', false],
+      ['owner', true],
+      ['writer', true],
+    ]);
+    const assignEvents = emitted
+      .filter((e) => e.event === 'issue_assign' && (e.payload.issue as any).number === issue.number)
+      .map((e) => e.action);
     expect(assignEvents).toEqual(['assigned', 'assigned', 'unassigned', 'unassigned']);
-    const assignIds = emitted.filter((e) => e.event === 'issue_assign' && (e.payload.issue as any).number === issue.number).map((e) => e.payload.assignee_id);
+    const assignIds = emitted
+      .filter((e) => e.event === 'issue_assign' && (e.payload.issue as any).number === issue.number)
+      .map((e) => e.payload.assignee_id);
     expect(assignIds).toEqual([users.owner.id, users.writer.id, users.owner.id, users.writer.id]);
   });
 });
@@ -104,10 +131,15 @@ describe('deadline and locking', () => {
     expect(res.body).toEqual({ due_date: '2030-05-06T23:59:59Z' });
     expect((await call('GET', `${R}/issues/${issue.number}`, 'reader')).body.due_date).toBe('2030-05-06T23:59:59Z');
     expect((await call('POST', `${R}/issues/${issue.number}/deadline`, 'reader', { due_date: '2030-05-07T08:00:00Z' })).status).toBe(403);
-    expect((await call('POST', `${R}/issues/${issue.number}/deadline`, 'writer', { due_date: 'tomorrow' })).status).toBeGreaterThanOrEqual(400);
+    expect((await call('POST', `${R}/issues/${issue.number}/deadline`, 'writer', { due_date: 'tomorrow' })).status).toBeGreaterThanOrEqual(
+      400,
+    );
     expect((await call('POST', `${R}/issues/${issue.number}/deadline`, 'writer', { due_date: '2030-06-01T00:00:00Z' })).status).toBe(201);
     const tl = (await timeline(issue.number)).filter((t) => t.type.endsWith('deadline'));
-    expect(tl.map((t) => [t.type, t.body])).toEqual([['added_deadline', '2030-05-06'], ['modified_deadline', '2030-06-01|2030-05-06']]);
+    expect(tl.map((t) => [t.type, t.body])).toEqual([
+      ['added_deadline', '2030-05-06'],
+      ['modified_deadline', '2030-06-01|2030-05-06'],
+    ]);
   });
 
   test('locked issues take comments and reactions only from writers', async () => {
@@ -145,7 +177,11 @@ describe('pins', () => {
     for (let i = 0; i < 5; i++) issues.push((await newIssue(`pin ${i}`, 'owner', {}, P)).number);
     const pulls = [await pullRow('pins', 'pull a'), await pullRow('pins', 'pull b')];
     for (const n of issues.slice(0, 3)) expect((await call('POST', `${P}/issues/${n}/pin`, 'writer')).status).toBe(204);
-    expect(await pinned('issues')).toEqual([[issues[0], 1], [issues[1], 2], [issues[2], 3]]);
+    expect(await pinned('issues')).toEqual([
+      [issues[0], 1],
+      [issues[1], 2],
+      [issues[2], 3],
+    ]);
     expect((await call('GET', `${P}/new_pin_allowed`, 'reader')).body).toEqual({ issues: false, pull_requests: true });
     const tooMany = await call('POST', `${P}/issues/${issues[3]}/pin`, 'writer');
     expect(tooMany.status).toBe(422);
@@ -153,26 +189,49 @@ describe('pins', () => {
     expect((await call('POST', `${P}/issues/${issues[3]}/pin`, 'reader')).status).toBe(403);
     // Pull requests have their own positions.
     for (const n of pulls) expect((await call('POST', `${P}/issues/${n}/pin`, 'writer')).status).toBe(204);
-    expect(await pinned('pulls')).toEqual([[pulls[0], 1], [pulls[1], 2]]);
+    expect(await pinned('pulls')).toEqual([
+      [pulls[0], 1],
+      [pulls[1], 2],
+    ]);
     expect((await call('PATCH', `${P}/issues/${pulls[1]}/pin/1`, 'writer')).status).toBe(204);
-    expect(await pinned('pulls')).toEqual([[pulls[1], 1], [pulls[0], 2]]);
+    expect(await pinned('pulls')).toEqual([
+      [pulls[1], 1],
+      [pulls[0], 2],
+    ]);
     // Moves shift the others.
     expect((await call('PATCH', `${P}/issues/${issues[2]}/pin/1`, 'writer')).status).toBe(204);
-    expect(await pinned('issues')).toEqual([[issues[2], 1], [issues[0], 2], [issues[1], 3]]);
+    expect(await pinned('issues')).toEqual([
+      [issues[2], 1],
+      [issues[0], 2],
+      [issues[1], 3],
+    ]);
     expect((await call('PATCH', `${P}/issues/${issues[2]}/pin/99`, 'writer')).status).toBe(204);
-    expect(await pinned('issues')).toEqual([[issues[0], 1], [issues[1], 2], [issues[2], 3]]);
+    expect(await pinned('issues')).toEqual([
+      [issues[0], 1],
+      [issues[1], 2],
+      [issues[2], 3],
+    ]);
     expect((await call('PATCH', `${P}/issues/${issues[2]}/pin/2`, 'reader')).status).toBe(403);
     // Unpin closes the gap.
     expect((await call('DELETE', `${P}/issues/${issues[0]}/pin`, 'writer')).status).toBe(204);
-    expect(await pinned('issues')).toEqual([[issues[1], 1], [issues[2], 2]]);
+    expect(await pinned('issues')).toEqual([
+      [issues[1], 1],
+      [issues[2], 2],
+    ]);
     expect((await call('GET', `${P}/issues/${issues[0]}`, 'reader')).body.pin_order).toBe(0);
     // Closing unpins (as Gitea); deleting keeps positions gap-free.
     expect((await call('POST', `${P}/issues/${issues[3]}/pin`, 'writer')).status).toBe(204);
     expect((await call('PATCH', `${P}/issues/${issues[1]}`, 'writer', { state: 'closed' })).status).toBe(201);
-    expect(await pinned('issues')).toEqual([[issues[2], 1], [issues[3], 2]]);
+    expect(await pinned('issues')).toEqual([
+      [issues[2], 1],
+      [issues[3], 2],
+    ]);
     expect((await call('DELETE', `${P}/issues/${issues[2]}`, 'owner')).status).toBe(204);
     expect(await pinned('issues')).toEqual([[issues[3], 1]]);
-    expect(await pinned('pulls')).toEqual([[pulls[1], 1], [pulls[0], 2]]);
+    expect(await pinned('pulls')).toEqual([
+      [pulls[1], 1],
+      [pulls[0], 2],
+    ]);
     expect(types(await timeline(issues[0], P)).filter((t) => t.includes('pin'))).toEqual(['pin', 'unpin']);
     expect(types(await timeline(issues[1], P))).toEqual(['pin', 'close', 'unpin']);
   });
@@ -184,7 +243,8 @@ describe('pins', () => {
     const all = (await pinned('issues')).map(([n]) => n);
     expect(all.length).toBe(3);
     const moves = [];
-    for (let i = 0; i < 24; i++) moves.push(call('PATCH', `${P}/issues/${all[i % 3]}/pin/${(i * 7) % 3 + 1}`, i % 2 ? 'writer' : 'owner'));
+    for (let i = 0; i < 24; i++)
+      moves.push(call('PATCH', `${P}/issues/${all[i % 3]}/pin/${((i * 7) % 3) + 1}`, i % 2 ? 'writer' : 'owner'));
     for (const res of await Promise.all(moves)) expect(res.status).toBe(204);
     const after = await pinned('issues');
     expect(after.map(([, pos]) => pos)).toEqual([1, 2, 3]);
@@ -242,31 +302,50 @@ describe('dependencies', () => {
     const dep = await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: b.number });
     expect(dep.status).toBe(201);
     expect(dep.body.number).toBe(a.number);
-    expect((await call('GET', `${R}/issues/${a.number}/dependencies`, 'reader')).body.map((i: { title: string }) => i.title)).toEqual(['B']);
+    expect((await call('GET', `${R}/issues/${a.number}/dependencies`, 'reader')).body.map((i: { title: string }) => i.title)).toEqual([
+      'B',
+    ]);
     expect((await call('GET', `${R}/issues/${b.number}/blocks`, 'reader')).body.map((i: { title: string }) => i.title)).toEqual(['A']);
     expect((await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: b.number })).status).toBe(422);
     expect((await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: a.number })).status).toBe(422);
     expect((await call('POST', `${R}/issues/${b.number}/dependencies`, 'writer', { index: a.number })).status).toBe(422);
-    expect((await call('POST', `${R}/issues/${a.number}/dependencies`, 'reader', { index: b.number, owner: 'owner', repo: 'pub' })).status).toBe(403);
+    expect(
+      (await call('POST', `${R}/issues/${a.number}/dependencies`, 'reader', { index: b.number, owner: 'owner', repo: 'pub' })).status,
+    ).toBe(403);
     expect((await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: 9999 })).status).toBe(404);
     // Cross-repository, through /blocks: C (other repo) blocks A.
-    const blk = await call('POST', `/repos/owner/other/issues/${c.number}/blocks`, 'writer', { index: a.number, owner: 'owner', repo: 'pub' });
+    const blk = await call('POST', `/repos/owner/other/issues/${c.number}/blocks`, 'writer', {
+      index: a.number,
+      owner: 'owner',
+      repo: 'pub',
+    });
     expect(blk.status).toBe(201);
     expect(blk.body.title).toBe('C in other');
-    expect((await call('GET', `${R}/issues/${a.number}/dependencies`, 'reader')).body.map((i: { title: string }) => i.title)).toEqual(['B', 'C in other']);
+    expect((await call('GET', `${R}/issues/${a.number}/dependencies`, 'reader')).body.map((i: { title: string }) => i.title)).toEqual([
+      'B',
+      'C in other',
+    ]);
     // A private repository's issue cannot be referenced by whom cannot read it.
     const s = await newIssue('secret', 'owner', {}, '/repos/owner/secret');
-    expect((await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: s.number, owner: 'owner', repo: 'secret' })).status).toBe(404);
+    expect(
+      (await call('POST', `${R}/issues/${a.number}/dependencies`, 'writer', { index: s.number, owner: 'owner', repo: 'secret' })).status,
+    ).toBe(404);
     // A blocked issue cannot be closed.
     const close = await call('PATCH', `${R}/issues/${a.number}`, 'writer', { state: 'closed' });
     expect(close.status).toBe(412);
     expect((await call('DELETE', `${R}/issues/${a.number}/dependencies`, 'writer', { index: b.number })).status).toBe(200);
     expect((await call('DELETE', `${R}/issues/${a.number}/dependencies`, 'writer', { index: b.number })).status).toBe(404);
-    expect((await call('DELETE', `/repos/owner/other/issues/${c.number}/blocks`, 'writer', { index: a.number, owner: 'owner', repo: 'pub' })).status).toBe(200);
+    expect(
+      (await call('DELETE', `/repos/owner/other/issues/${c.number}/blocks`, 'writer', { index: a.number, owner: 'owner', repo: 'pub' }))
+        .status,
+    ).toBe(200);
     expect((await call('PATCH', `${R}/issues/${a.number}`, 'writer', { state: 'closed' })).status).toBe(201);
     const tl = (await timeline(a.number)).filter((t) => t.type.endsWith('dependency'));
     expect(tl.map((t) => [t.type, t.dependent_issue.title])).toEqual([
-      ['add_dependency', 'B'], ['add_dependency', 'C in other'], ['remove_dependency', 'B'], ['remove_dependency', 'C in other'],
+      ['add_dependency', 'B'],
+      ['add_dependency', 'C in other'],
+      ['remove_dependency', 'B'],
+      ['remove_dependency', 'C in other'],
     ]);
     expect((await timeline(b.number)).filter((t) => t.type === 'add_dependency')[0].dependent_issue.title).toBe('A');
   });
@@ -284,7 +363,10 @@ describe('reactions', () => {
     expect((await post('writer', 'party-parrot')).status).toBe(403);
     expect((await call('POST', `${R}/issues/${issue.number}/reactions`, null, { content: 'heart' })).status).toBe(401);
     const list = await call('GET', `${R}/issues/${issue.number}/reactions`, null);
-    expect(list.body.map((r: { content: string; user: { login: string } }) => [r.user.login, r.content])).toEqual([['reader', 'heart'], ['writer', '+1']]);
+    expect(list.body.map((r: { content: string; user: { login: string } }) => [r.user.login, r.content])).toEqual([
+      ['reader', 'heart'],
+      ['writer', '+1'],
+    ]);
     expect((await call('DELETE', `${R}/issues/${issue.number}/reactions`, 'reader', { content: 'heart' })).status).toBe(200);
     expect((await call('GET', `${R}/issues/${issue.number}/reactions`, null)).body.length).toBe(1);
     const comment = (await call('POST', `${R}/issues/${issue.number}/comments`, 'writer', { body: 'nice' })).body;
@@ -310,7 +392,9 @@ describe('attachments', () => {
     expect((await upload(`${R}/issues/${issue.number}/assets`, 'stranger', bytes, 'x.dmp')).status).toBe(403);
     const list = await call('GET', `${R}/issues/${issue.number}/assets`, null);
     expect(list.body.map((a: { id: number }) => a.id)).toEqual([up.body.id]);
-    expect((await call('GET', `${R}/issues/${issue.number}`, null)).body.assets.map((a: { uuid: string }) => a.uuid)).toEqual([up.body.uuid]);
+    expect((await call('GET', `${R}/issues/${issue.number}`, null)).body.assets.map((a: { uuid: string }) => a.uuid)).toEqual([
+      up.body.uuid,
+    ]);
     const dl = await fetch(up.body.browser_download_url);
     expect(dl.status).toBe(200);
     expect(Buffer.from(await dl.arrayBuffer()).equals(bytes)).toBe(true);
@@ -323,13 +407,28 @@ describe('attachments', () => {
     const comment = (await call('POST', `${R}/issues/${issue.number}/comments`, 'writer', { body: 'see attached' })).body;
     const cup = await upload(`${R}/issues/comments/${comment.id}/assets`, 'writer', Buffer.from('log line\n'), 'log.txt');
     expect(cup.status).toBe(201);
-    expect((await call('GET', `${R}/issues/comments/${comment.id}`, null)).body.assets.map((a: { name: string }) => a.name)).toEqual(['log.txt']);
-    expect((await call('GET', `${R}/issues/comments/${comment.id}/assets`, null)).body.map((a: { name: string }) => a.name)).toEqual(['log.txt']);
+    expect((await call('GET', `${R}/issues/comments/${comment.id}`, null)).body.assets.map((a: { name: string }) => a.name)).toEqual([
+      'log.txt',
+    ]);
+    expect((await call('GET', `${R}/issues/comments/${comment.id}/assets`, null)).body.map((a: { name: string }) => a.name)).toEqual([
+      'log.txt',
+    ]);
     expect((await call('GET', `${R}/issues/${issue.number}/assets`, null)).body.length).toBe(1); // the comment's are not the issue's
     // A review-kind comment row (type 22), as the pull requests module stores them.
     const db = server.kernel.db;
     const now = Math.floor(Date.now() / 1000);
-    const [row] = await db('comment').insert({ type: 22, repo_id: issue.repository ? (await db('repositories').where('lower_name', 'pub').first('id')).id : 0, issue_id: issue.id, poster_id: users.writer.id, content: 'review', created_unix: now, updated_unix: now }, ['id']);
+    const [row] = await db('comment').insert(
+      {
+        type: 22,
+        repo_id: issue.repository ? (await db('repositories').where('lower_name', 'pub').first('id')).id : 0,
+        issue_id: issue.id,
+        poster_id: users.writer.id,
+        content: 'review',
+        created_unix: now,
+        updated_unix: now,
+      },
+      ['id'],
+    );
     const reviewId = typeof row === 'object' ? Number(row.id) : Number(row);
     const rup = await upload(`${R}/issues/comments/${reviewId}/assets`, 'writer', Buffer.from('review file'), 'review.txt');
     expect(rup.status).toBe(201);
@@ -389,7 +488,19 @@ describe('timeline and events', () => {
     expect((await call('POST', `${R}/issues/${issue.number}/pin`, 'owner')).status).toBe(204);
     expect((await call('DELETE', `${R}/issues/${issue.number}/pin`, 'owner')).status).toBe(204);
     const tl = await timeline(issue.number, R, 'reader');
-    expect(types(tl)).toEqual(['issue_ref', 'label', 'label', 'milestone', 'change_title', 'comment_ref', 'comment', 'close', 'reopen', 'pin', 'unpin']);
+    expect(types(tl)).toEqual([
+      'issue_ref',
+      'label',
+      'label',
+      'milestone',
+      'change_title',
+      'comment_ref',
+      'comment',
+      'close',
+      'reopen',
+      'pin',
+      'unpin',
+    ]);
     expect(tl[0].ref_issue.number).toBe(other.number);
     expect(tl[1]).toMatchObject({ label: { name: 'bug' }, body: '1' });
     expect(tl[2]).toMatchObject({ label: { name: 'bug' }, body: '' });
@@ -408,11 +519,21 @@ describe('timeline and events', () => {
 
     const mine = emitted.filter((e) => (e.payload.issue as any)?.id === issue.id);
     expect(mine.map((e) => `${e.event}:${e.action}`)).toEqual([
-      'issues:opened', 'issue_label:label_updated', 'issue_label:label_updated', 'issue_milestone:milestoned', 'issues:edited',
-      'issue_comment:created', 'issues:closed', 'issues:reopened',
+      'issues:opened',
+      'issue_label:label_updated',
+      'issue_label:label_updated',
+      'issue_milestone:milestoned',
+      'issues:edited',
+      'issue_comment:created',
+      'issues:closed',
+      'issues:reopened',
     ]);
     const edited = mine.find((e) => e.action === 'edited')!;
-    expect(edited.payload).toMatchObject({ changes: { title: { from: 'timeline' }, body: { from: '' } }, commit_id: '', number: issue.number });
+    expect(edited.payload).toMatchObject({
+      changes: { title: { from: 'timeline' }, body: { from: '' } },
+      commit_id: '',
+      number: issue.number,
+    });
     expect(edited).toMatchObject({ ownerId: users.owner.id, actor: { name: 'owner' } });
     expect(edited.payload.repository).toBeUndefined();
     const created = mine.find((e) => e.event === 'issue_comment')!;
@@ -421,7 +542,10 @@ describe('timeline and events', () => {
     // Labels and milestone given on create are in the timeline too (as Gitea).
     const withAll = await newIssue('born labelled', 'owner', { labels: [label.id], milestone: milestone.id });
     const born = await timeline(withAll.number);
-    expect(born.map((t) => [t.type, t.label?.name ?? t.milestone?.title])).toEqual([['label', 'bug'], ['milestone', 'v1']]);
+    expect(born.map((t) => [t.type, t.label?.name ?? t.milestone?.title])).toEqual([
+      ['label', 'bug'],
+      ['milestone', 'v1'],
+    ]);
   });
 
   test('comment edit and delete, label clear and issue delete emit their events', async () => {
@@ -435,7 +559,13 @@ describe('timeline and events', () => {
     expect((await call('DELETE', `${R}/issues/${issue.number}`, 'owner')).status).toBe(204);
     const mine = emitted.filter((e) => (e.payload.issue as any)?.id === issue.id);
     expect(mine.map((e) => `${e.event}:${e.action}`)).toEqual([
-      'issues:opened', 'issue_comment:created', 'issue_comment:edited', 'issue_comment:deleted', 'issue_label:label_updated', 'issue_label:label_cleared', 'issues:deleted',
+      'issues:opened',
+      'issue_comment:created',
+      'issue_comment:edited',
+      'issue_comment:deleted',
+      'issue_label:label_updated',
+      'issue_label:label_cleared',
+      'issues:deleted',
     ]);
     expect(mine[2].payload.changes).toEqual({ body: { from: 'one' } });
     expect((mine[3].payload.comment as any).body).toBe('two');

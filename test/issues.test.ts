@@ -9,21 +9,27 @@ beforeAll(async () => {
   server = await startServer();
   tokens.admin = await server.token({ name: ADMIN.name, password: ADMIN.password }, SCOPES);
   for (const name of ['owner', 'writer', 'reader', 'stranger']) tokens[name] = await server.token(await server.user(name), SCOPES);
-  const mk = async (name: string, priv = false) => expect((await call('POST', '/user/repos', 'owner', { name, private: priv })).status).toBe(201);
+  const mk = async (name: string, priv = false) =>
+    expect((await call('POST', '/user/repos', 'owner', { name, private: priv })).status).toBe(201);
   await mk('pub');
   await mk('priv', true);
   await mk('other');
   await mk('noiss');
   expect((await call('PATCH', '/repos/owner/noiss', 'owner', { has_issues: false })).status).toBe(200);
-  for (const [who, permission] of [['writer', 'write'], ['reader', 'read']]) {
-    for (const repo of ['pub', 'priv']) expect((await call('PUT', `/repos/owner/${repo}/collaborators/${who}`, 'owner', { permission })).status).toBe(204);
+  for (const [who, permission] of [
+    ['writer', 'write'],
+    ['reader', 'read'],
+  ]) {
+    for (const repo of ['pub', 'priv'])
+      expect((await call('PUT', `/repos/owner/${repo}/collaborators/${who}`, 'owner', { permission })).status).toBe(204);
   }
 });
 afterAll(async () => {
   await server.close();
 });
 
-const call = (method: string, p: string, who: string | null, body?: unknown) => server.api(method, p, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, p: string, who: string | null, body?: unknown) =>
+  server.api(method, p, { token: who ? tokens[who] : undefined, body });
 const R = '/repos/owner/pub';
 const newIssue = async (title: string, who = 'owner', extra: Record<string, unknown> = {}, repo = R) => {
   const res = await call('POST', `${repo}/issues`, who, { title, ...extra });
@@ -48,7 +54,13 @@ describe('label scope helpers', () => {
   });
   test('of several exclusive labels of a scope the last one wins', () => {
     const l = (id: number, name: string, exclusive = true) => ({ id, name, exclusive });
-    const kept = store.removeDuplicateExclusive([l(1, 'prio/high'), l(2, 'prio/low'), l(3, 'prio/mid', false), l(4, 'kind/bug'), l(5, 'prio/urgent')]);
+    const kept = store.removeDuplicateExclusive([
+      l(1, 'prio/high'),
+      l(2, 'prio/low'),
+      l(3, 'prio/mid', false),
+      l(4, 'kind/bug'),
+      l(5, 'prio/urgent'),
+    ]);
     expect(kept.map((x) => x.id)).toEqual([3, 4, 5]);
   });
   test('colors', () => {
@@ -63,9 +75,24 @@ describe('issues', () => {
   test('create, get and the Issue JSON', async () => {
     const issue = await newIssue('First issue', 'owner', { body: 'hello world', ref: 'main' });
     expect(issue).toMatchObject({
-      number: 1, title: 'First issue', body: 'hello world', ref: 'main', state: 'open', comments: 0, labels: [], milestone: null,
-      assignee: null, assignees: null, is_locked: false, closed_at: null, due_date: null, pull_request: null, pin_order: 0,
-      original_author: '', original_author_id: 0, user: { login: 'owner' },
+      number: 1,
+      title: 'First issue',
+      body: 'hello world',
+      ref: 'main',
+      state: 'open',
+      comments: 0,
+      labels: [],
+      milestone: null,
+      assignee: null,
+      assignees: null,
+      is_locked: false,
+      closed_at: null,
+      due_date: null,
+      pull_request: null,
+      pin_order: 0,
+      original_author: '',
+      original_author_id: 0,
+      user: { login: 'owner' },
       repository: { name: 'pub', owner: 'owner', full_name: 'owner/pub' },
     });
     expect(issue.url).toMatch(/\/api\/v1\/repos\/owner\/pub\/issues\/1$/);
@@ -81,7 +108,9 @@ describe('issues', () => {
 
   test('numbers: one sequence per repository, unique under concurrency', async () => {
     const before = (await call('GET', `${R}/issues?state=all&limit=50`, 'owner')).body.length;
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => call('POST', `${R}/issues`, i % 2 ? 'writer' : 'reader', { title: `parallel ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call('POST', `${R}/issues`, i % 2 ? 'writer' : 'reader', { title: `parallel ${i}` })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     const numbers = results.map((r) => r.body.number).sort((a, b) => a - b);
     expect(new Set(numbers).size).toBe(10);
@@ -107,7 +136,10 @@ describe('issues', () => {
     expect(closed.status).toBe(201);
     expect(closed.body.state).toBe('closed');
     expect(closed.body.closed_at).toEqual(expect.any(String));
-    expect((await call('PATCH', `${R}/issues/${theirs.number}`, 'writer', { state: 'open' })).body).toMatchObject({ state: 'open', closed_at: null });
+    expect((await call('PATCH', `${R}/issues/${theirs.number}`, 'writer', { state: 'open' })).body).toMatchObject({
+      state: 'open',
+      closed_at: null,
+    });
     // readers cannot manage labels; anonymous cannot create
     expect((await call('POST', `${R}/labels`, 'reader', { name: 'nope', color: '#ffffff' })).status).toBe(403);
     expect((await call('POST', `${R}/issues`, null, { title: 'anon' })).status).toBe(401);
@@ -252,7 +284,14 @@ describe('labels', () => {
   test('CRUD and JSON', async () => {
     const res = await call('POST', `${L}/labels`, 'owner', { name: 'kind/bug', color: '#EE0701', description: 'broken', exclusive: true });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), name: 'kind/bug', color: 'ee0701', description: 'broken', exclusive: true, url: expect.stringMatching(/\/api\/v1\/repos\/owner\/labels\/labels\/\d+$/) });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name: 'kind/bug',
+      color: 'ee0701',
+      description: 'broken',
+      exclusive: true,
+      url: expect.stringMatching(/\/api\/v1\/repos\/owner\/labels\/labels\/\d+$/),
+    });
     const edited = await call('PATCH', `${L}/labels/${res.body.id}`, 'owner', { color: 'abc', exclusive: false });
     expect(edited.body).toMatchObject({ color: 'aabbcc', exclusive: false, name: 'kind/bug' });
     expect((await call('PATCH', `${L}/labels/${res.body.id}`, 'owner', { color: '#12345' })).status).toBe(422);
@@ -273,7 +312,12 @@ describe('labels', () => {
     const added = await call('POST', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [low] });
     expect(labelNames(added.body)).toEqual(['plain', 'priority/low', 'priority/note', 'type/bug']);
     // re-adding an exclusive label already present keeps it alone in its scope
-    expect(labelNames((await call('POST', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [high] })).body)).toEqual(['plain', 'priority/high', 'priority/note', 'type/bug']);
+    expect(labelNames((await call('POST', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [high] })).body)).toEqual([
+      'plain',
+      'priority/high',
+      'priority/note',
+      'type/bug',
+    ]);
   });
 
   test('replacing all labels keeps the last one given per exclusive scope', async () => {
@@ -284,7 +328,9 @@ describe('labels', () => {
     const put = await call('PUT', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [b, c, a] });
     expect(put.status).toBe(200);
     expect(labelNames(put.body)).toEqual(['scope/alpha/a', 'scope/c']);
-    expect(labelNames((await call('PUT', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [a, b] })).body)).toEqual(['scope/alpha/b']);
+    expect(labelNames((await call('PUT', `${L}/issues/${issue.number}/labels`, 'owner', { labels: [a, b] })).body)).toEqual([
+      'scope/alpha/b',
+    ]);
     // also on create
     const created = await newIssue('created', 'owner', { labels: [a, b, c] }, L);
     expect(labelNames(created.labels)).toEqual(['scope/alpha/b', 'scope/c']);
@@ -333,8 +379,16 @@ describe('milestones', () => {
     const res = await call('POST', `${M}/milestones`, 'owner', { title: 'v1.0', description: 'first', due_on: '2030-01-02T03:04:05Z' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), title: 'v1.0', description: 'first', state: 'open', open_issues: 0, closed_issues: 0,
-      created_at: expect.any(String), updated_at: expect.any(String), closed_at: null, due_on: '2030-01-02T03:04:05Z',
+      id: expect.any(Number),
+      title: 'v1.0',
+      description: 'first',
+      state: 'open',
+      open_issues: 0,
+      closed_issues: 0,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      closed_at: null,
+      due_on: '2030-01-02T03:04:05Z',
     });
     const id = res.body.id;
     await newIssue('a', 'owner', { milestone: id }, M);
@@ -351,7 +405,10 @@ describe('milestones', () => {
     expect(d.milestone).toMatchObject({ id, state: 'closed', open_issues: 3 });
     expect((await call('GET', `${M}/milestones`, 'owner')).body).toEqual([]);
     expect((await call('GET', `${M}/milestones?state=closed`, 'owner')).body.map((m: { id: number }) => m.id)).toEqual([id]);
-    expect((await call('PATCH', `${M}/milestones/${id}`, 'owner', { state: 'open' })).body).toMatchObject({ state: 'open', closed_at: null });
+    expect((await call('PATCH', `${M}/milestones/${id}`, 'owner', { state: 'open' })).body).toMatchObject({
+      state: 'open',
+      closed_at: null,
+    });
     // unset via edit, readers may not manage
     expect((await call('PATCH', `${M}/issues/${d.number}`, 'owner', { milestone: 0 })).body.milestone).toBeNull();
     expect((await call('POST', `${M}/milestones`, 'reader', { title: 'nope' })).status).toBe(403); // public: read only

@@ -39,7 +39,10 @@ async function boot(maintenance: Record<string, number> = {}): Promise<{ kernel:
     config: {
       env: {},
       overrides: {
-        server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url }, log: { LEVEL: 'info', REQUESTS: false }, security: { SCRYPT_COST: 1024 },
+        server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
+        database: { URL: database.url },
+        log: { LEVEL: 'info', REQUESTS: false },
+        security: { SCRYPT_COST: 1024 },
         maintenance,
       },
     },
@@ -51,7 +54,11 @@ async function boot(maintenance: Record<string, number> = {}): Promise<{ kernel:
 
 const auth = `Basic ${Buffer.from(`${ROOT.name}:${ROOT.password}`).toString('base64')}`;
 const call = (url: string, method: string, p: string, body?: unknown) =>
-  fetch(new URL(p.startsWith('/api/') ? p.slice(1) : `api/v1${p}`, url), { method, headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(new URL(p.startsWith('/api/') ? p.slice(1) : `api/v1${p}`, url), {
+    method,
+    headers: { Authorization: auth, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 const repoDir = (name: string) => path.join(dataDir, 'repositories', ROOT.name, `${name}.git`);
 
@@ -69,8 +76,12 @@ function age(target: string, when: Date): void {
 
 function hearth(args: string[], extra: Record<string, string> = {}) {
   const env = {
-    PATH: process.env.PATH, HOME: process.env.HOME, HEARTH_DATA_DIR: dataDir, HEARTH__SECURITY__SCRYPT_COST: '1024',
-    ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}), ...extra,
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HEARTH_DATA_DIR: dataDir,
+    HEARTH__SECURITY__SCRYPT_COST: '1024',
+    ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}),
+    ...extra,
   };
   return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 30000 });
 }
@@ -137,7 +148,12 @@ test('a restart removes quarantine directories and upload temp files untouched f
     expect(sweep?.removed?.map((l) => l.path).sort()).toEqual([...stale].sort());
     // The repository and its wiki work as before.
     await push(second.url, `${ROOT.name}/proj.git`, 'second.md', 'second');
-    const cloned = await sandbox.git(['clone', '-q', cloneUrl(second.url, `${ROOT.name}/proj.wiki.git`, ROOT.name, ROOT.password), 'wiki-clone']);
+    const cloned = await sandbox.git([
+      'clone',
+      '-q',
+      cloneUrl(second.url, `${ROOT.name}/proj.wiki.git`, ROOT.name, ROOT.password),
+      'wiki-clone',
+    ]);
     expect(cloned.status).toBe(0);
   } finally {
     await second.kernel.close();
@@ -145,7 +161,9 @@ test('a restart removes quarantine directories and upload temp files untouched f
 
   plantStale();
   const found = hearth(['doctor']);
-  expect(found.stdout).toMatch(/^FAIL +leftovers: 6 of interrupted pushes, uploads or archives \(384 B\); `hearth doctor --fix` removes them$/m);
+  expect(found.stdout).toMatch(
+    /^FAIL +leftovers: 6 of interrupted pushes, uploads or archives \(384 B\); `hearth doctor --fix` removes them$/m,
+  );
   for (const leftover of stale) expect(found.stdout).toContain(path.relative(dataDir, leftover));
   for (const kept of fresh) expect(found.stdout).not.toContain(path.relative(dataDir, kept));
   expect(found.status).toBe(1);
@@ -177,8 +195,14 @@ function hold(url: string, method: string, p: string, headers: Record<string, st
 test('SIGKILL during a push and an upload: the quarantine and the temp file stay; once untouched for the grace period a start removes them, and the repository takes pushes again', async () => {
   let child: ChildProcess | null = spawn(process.execPath, [CLI, 'start'], {
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME, HEARTH_DATA_DIR: dataDir, HEARTH_HTTP_ADDR: '127.0.0.1', PORT: '0',
-      ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}), HEARTH__SECURITY__SCRYPT_COST: '1024', HEARTH__LOG__LEVEL: 'warn',
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_HTTP_ADDR: '127.0.0.1',
+      PORT: '0',
+      ...(database.url ? { HEARTH_DATABASE_URL: database.url } : {}),
+      HEARTH__SECURITY__SCRYPT_COST: '1024',
+      HEARTH__LOG__LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: SIGKILL takes git with it, as a container stop or the OOM killer would
@@ -187,7 +211,10 @@ test('SIGKILL during a push and an upload: the quarantine and the temp file stay
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const url = (await waitFor('the server to listen', () => /is listening on (http:\/\/\S+)/.exec(out), 30000))[1].replace('://localhost:', '://127.0.0.1:');
+    const url = (await waitFor('the server to listen', () => /is listening on (http:\/\/\S+)/.exec(out), 30000))[1].replace(
+      '://localhost:',
+      '://127.0.0.1:',
+    );
     expect((await call(url, 'POST', '/user/repos', { name: 'killed' })).status).toBe(201);
 
     // A pack of a commit with 1 MiB of random bytes; the server gets the commands and half the pack.
@@ -199,14 +226,29 @@ test('SIGKILL during a push and an upload: the quarantine and the temp file stay
     const commit = (await sandbox.git(['rev-parse', 'HEAD'], work)).stdout.trim();
     const pack = spawnSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work, input: `${commit}\n` }).stdout;
     const commands = pktLine(`${'0'.repeat(40)} ${commit} refs/heads/main\0 report-status\n`) + '0000';
-    const pushing = hold(url, 'POST', `${ROOT.name}/killed.git/git-receive-pack`, { 'Content-Type': 'application/x-git-receive-pack-request' },
-      Buffer.concat([Buffer.from(commands), pack.subarray(0, pack.length >> 1)]));
+    const pushing = hold(
+      url,
+      'POST',
+      `${ROOT.name}/killed.git/git-receive-pack`,
+      { 'Content-Type': 'application/x-git-receive-pack-request' },
+      Buffer.concat([Buffer.from(commands), pack.subarray(0, pack.length >> 1)]),
+    );
     const uploads = path.join(dataDir, 'packages', 'tmp'); // made by the first test
     const earlier = new Set(fs.readdirSync(uploads));
-    const uploading = hold(url, 'PUT', `api/packages/${ROOT.name}/generic/big/1.0.0/big.bin`, { 'Content-Length': String(1 << 20) }, crypto.randomBytes(1 << 19));
+    const uploading = hold(
+      url,
+      'PUT',
+      `api/packages/${ROOT.name}/generic/big/1.0.0/big.bin`,
+      { 'Content-Length': String(1 << 20) },
+      crypto.randomBytes(1 << 19),
+    );
     const objects = path.join(repoDir('killed'), 'objects');
-    const quarantine = await waitFor('the push quarantine', () => fs.readdirSync(objects).find((n) => n.startsWith('tmp_objdir-') || n.startsWith('incoming-')));
-    const staged = await waitFor('the staged upload', () => fs.readdirSync(uploads).find((n) => n.startsWith('upload-') && !earlier.has(n)));
+    const quarantine = await waitFor('the push quarantine', () =>
+      fs.readdirSync(objects).find((n) => n.startsWith('tmp_objdir-') || n.startsWith('incoming-')),
+    );
+    const staged = await waitFor('the staged upload', () =>
+      fs.readdirSync(uploads).find((n) => n.startsWith('upload-') && !earlier.has(n)),
+    );
 
     process.kill(-child.pid!, 'SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));

@@ -12,8 +12,16 @@ describe('migration ownership moves with a feature', () => {
   let server: TestServer;
   let db: Knex;
   const list: PluginMigration[] = [
-    { name: '9001_probe_adopted', up: (k) => k.schema.createTable('probe_adopted', (t) => t.increments('id')), down: (k) => k.schema.dropTable('probe_adopted') },
-    { name: '9002_probe_added_later', up: (k) => k.schema.createTable('probe_later', (t) => t.increments('id')), down: (k) => k.schema.dropTable('probe_later') },
+    {
+      name: '9001_probe_adopted',
+      up: (k) => k.schema.createTable('probe_adopted', (t) => t.increments('id')),
+      down: (k) => k.schema.dropTable('probe_adopted'),
+    },
+    {
+      name: '9002_probe_added_later',
+      up: (k) => k.schema.createTable('probe_later', (t) => t.increments('id')),
+      down: (k) => k.schema.dropTable('probe_later'),
+    },
   ];
 
   beforeAll(async () => {

@@ -6,7 +6,8 @@ const tokens: Record<string, string> = {};
 const users: Record<string, { name: string; password: string; id: number }> = {};
 const SCOPES = ['delete:repository', 'delete:issue', 'delete:user', 'write:notification'];
 
-const call = (method: string, p: string, who: string | null, body?: unknown) => server.api(method, p, { token: who ? tokens[who] : undefined, body });
+const call = (method: string, p: string, who: string | null, body?: unknown) =>
+  server.api(method, p, { token: who ? tokens[who] : undefined, body });
 /**
  * Mark-as-read answers 205 with a JSON body, as Gitea; fetch() drops the body of a 205 (a "null
  * body status"), so these calls read the response with node:http.
@@ -50,7 +51,13 @@ describe('watching', () => {
   test('the creator watches a new repository; others watch and unwatch with WatchInfo', async () => {
     const sub = await call('GET', '/repos/alice/proj/subscription', 'alice');
     expect(sub.status).toBe(200);
-    expect(sub.body).toMatchObject({ subscribed: true, ignored: false, reason: null, url: `${server.url}api/v1/repos/alice/proj/subscription`, repository_url: `${server.url}api/v1/repos/alice/proj` });
+    expect(sub.body).toMatchObject({
+      subscribed: true,
+      ignored: false,
+      reason: null,
+      url: `${server.url}api/v1/repos/alice/proj/subscription`,
+      repository_url: `${server.url}api/v1/repos/alice/proj`,
+    });
     expect(Date.parse(sub.body.created_at)).not.toBeNaN();
     expect((await call('GET', '/repos/alice/proj/subscription', 'bob')).status).toBe(404);
     const put = await call('PUT', '/repos/alice/proj/subscription', 'bob');
@@ -63,8 +70,13 @@ describe('watching', () => {
     expect(subscribers.headers.get('x-total-count')).toBe('2');
     const mine = await call('GET', '/user/subscriptions', 'bob');
     expect(mine.body.map((r: { full_name: string }) => r.full_name)).toEqual(['alice/proj']);
-    expect((await call('GET', '/users/alice/subscriptions', 'bob')).body.map((r: { full_name: string }) => r.full_name)).toEqual(['alice/proj']);
-    expect((await call('GET', '/users/alice/subscriptions', 'alice')).body.map((r: { full_name: string }) => r.full_name).sort()).toEqual(['alice/proj', 'alice/secret']);
+    expect((await call('GET', '/users/alice/subscriptions', 'bob')).body.map((r: { full_name: string }) => r.full_name)).toEqual([
+      'alice/proj',
+    ]);
+    expect((await call('GET', '/users/alice/subscriptions', 'alice')).body.map((r: { full_name: string }) => r.full_name).sort()).toEqual([
+      'alice/proj',
+      'alice/secret',
+    ]);
     // carol watches, then stops.
     expect((await call('PUT', '/repos/alice/proj/subscription', 'carol')).status).toBe(200);
     expect((await call('DELETE', '/repos/alice/proj/subscription', 'carol')).status).toBe(204);
@@ -100,11 +112,17 @@ describe('notifications', () => {
     expect(alice).toHaveLength(1);
     const t = alice[0];
     expect(t).toMatchObject({
-      unread: true, pinned: false, url: `${server.url}api/v1/notifications/threads/${t.id}`,
+      unread: true,
+      pinned: false,
+      url: `${server.url}api/v1/notifications/threads/${t.id}`,
       subject: {
-        type: 'Issue', title: 'Broken build', state: 'open',
-        url: `${server.url}api/v1/repos/alice/proj/issues/1`, html_url: `${server.url}alice/proj/issues/1`,
-        latest_comment_url: '', latest_comment_html_url: '',
+        type: 'Issue',
+        title: 'Broken build',
+        state: 'open',
+        url: `${server.url}api/v1/repos/alice/proj/issues/1`,
+        html_url: `${server.url}alice/proj/issues/1`,
+        latest_comment_url: '',
+        latest_comment_html_url: '',
       },
     });
     expect(t.repository).toMatchObject({ full_name: 'alice/proj' });
@@ -122,7 +140,8 @@ describe('notifications', () => {
     const carol = await threads('carol');
     expect(carol).toHaveLength(1);
     expect(carol[0].subject).toMatchObject({
-      type: 'Issue', latest_comment_url: `${server.url}api/v1/repos/alice/proj/issues/comments/${comment.body.id}`,
+      type: 'Issue',
+      latest_comment_url: `${server.url}api/v1/repos/alice/proj/issues/comments/${comment.body.id}`,
       latest_comment_html_url: `${server.url}alice/proj/issues/1#issuecomment-${comment.body.id}`,
     });
     const dave = await threads('dave');
@@ -149,7 +168,10 @@ describe('notifications', () => {
     // Pinned threads are listed by default but are not new.
     expect((await threads('alice')).map((x) => x.pinned)).toEqual([true]);
     expect(await unreadCount('alice')).toBe(0);
-    expect((await mark('PATCH', `/notifications/threads/${threadId}?to-status=unread`, 'alice')).body).toMatchObject({ unread: true, pinned: false });
+    expect((await mark('PATCH', `/notifications/threads/${threadId}?to-status=unread`, 'alice')).body).toMatchObject({
+      unread: true,
+      pinned: false,
+    });
     expect(await unreadCount('alice')).toBe(1);
     expect((await mark('PATCH', `/notifications/threads/${threadId}?to-status=bogus`, 'alice')).status).toBe(422);
   });
@@ -224,7 +246,13 @@ describe('notifications', () => {
     expect((await call('GET', `/notifications/threads/${eve[0].id}`, 'eve')).status).toBe(404);
     // And no new thread reaches her: she can no longer read the issues.
     expect((await call('POST', '/repos/alice/secret/issues/1/comments', 'alice', { body: 'still private' })).status).toBe(201);
-    expect(await server.kernel.db('notification').where({ user_id: users.eve.id }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(1);
+    expect(
+      await server.kernel
+        .db('notification')
+        .where({ user_id: users.eve.id })
+        .count({ n: '*' })
+        .then((r: any[]) => Number(r[0].n)),
+    ).toBe(1);
   });
 
   test('deleting a repository removes its watches and threads', async () => {
@@ -232,10 +260,28 @@ describe('notifications', () => {
     expect((await call('PUT', '/repos/alice/temp/subscription', 'bob')).status).toBe(200);
     expect((await call('POST', '/repos/alice/temp/issues', 'alice', { title: 'Short-lived' })).status).toBe(201);
     const repoId = (await call('GET', '/repos/alice/temp', 'alice')).body.id;
-    expect(await server.kernel.db('notification').where({ repo_id: repoId }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(1);
+    expect(
+      await server.kernel
+        .db('notification')
+        .where({ repo_id: repoId })
+        .count({ n: '*' })
+        .then((r: any[]) => Number(r[0].n)),
+    ).toBe(1);
     expect((await call('DELETE', '/repos/alice/temp', 'alice')).status).toBe(204);
-    expect(await server.kernel.db('notification').where({ repo_id: repoId }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(0);
-    expect(await server.kernel.db('watch').where({ repo_id: repoId }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(0);
+    expect(
+      await server.kernel
+        .db('notification')
+        .where({ repo_id: repoId })
+        .count({ n: '*' })
+        .then((r: any[]) => Number(r[0].n)),
+    ).toBe(0);
+    expect(
+      await server.kernel
+        .db('watch')
+        .where({ repo_id: repoId })
+        .count({ n: '*' })
+        .then((r: any[]) => Number(r[0].n)),
+    ).toBe(0);
     expect((await call('GET', '/user/subscriptions', 'bob')).body.map((r: { full_name: string }) => r.full_name)).toEqual(['alice/proj']);
   });
 });
@@ -248,13 +294,29 @@ describe('pull requests, assignees and leaving users', () => {
   });
 
   test('opening and merging a pull request notify watchers with a Pull subject; the feed records both', async () => {
-    const file = await call('POST', '/repos/alice/work/contents/feature.txt', 'alice', { content: Buffer.from('feature\n').toString('base64'), branch: 'main', new_branch: 'feature', message: 'add feature' });
+    const file = await call('POST', '/repos/alice/work/contents/feature.txt', 'alice', {
+      content: Buffer.from('feature\n').toString('base64'),
+      branch: 'main',
+      new_branch: 'feature',
+      message: 'add feature',
+    });
     expect(file.status).toBe(201);
-    const pr = await call('POST', '/repos/alice/work/pulls', 'alice', { title: 'Add feature', head: 'feature', base: 'main', body: 'please merge' });
+    const pr = await call('POST', '/repos/alice/work/pulls', 'alice', {
+      title: 'Add feature',
+      head: 'feature',
+      base: 'main',
+      body: 'please merge',
+    });
     expect(pr.status).toBe(201);
     const bob = (await threads('bob')).filter((t) => t.repository.full_name === 'alice/work');
     expect(bob).toHaveLength(1);
-    expect(bob[0].subject).toMatchObject({ type: 'Pull', title: 'Add feature', state: 'open', url: `${server.url}api/v1/repos/alice/work/issues/${pr.body.number}`, html_url: `${server.url}alice/work/pulls/${pr.body.number}` });
+    expect(bob[0].subject).toMatchObject({
+      type: 'Pull',
+      title: 'Add feature',
+      state: 'open',
+      url: `${server.url}api/v1/repos/alice/work/issues/${pr.body.number}`,
+      html_url: `${server.url}alice/work/pulls/${pr.body.number}`,
+    });
     expect(await threads('bob', '?subject-type=pull')).toHaveLength(1);
     expect((await mark('PATCH', `/notifications/threads/${bob[0].id}`, 'bob')).status).toBe(205);
     expect((await call('POST', `/repos/alice/work/pulls/${pr.body.number}/merge`, 'alice', { Do: 'merge' })).status).toBe(200);
@@ -280,8 +342,20 @@ describe('pull requests, assignees and leaving users', () => {
     expect((await server.api('DELETE', '/admin/users/bob', admin)).status).toBe(204);
     expect((await call('GET', '/repos/alice/work', 'alice')).body).toMatchObject({ watchers_count: 1, stars_count: 0 });
     for (const table of ['watch', 'notification']) {
-      expect(await server.kernel.db(table).where({ user_id: users.bob.id }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(0);
+      expect(
+        await server.kernel
+          .db(table)
+          .where({ user_id: users.bob.id })
+          .count({ n: '*' })
+          .then((r: any[]) => Number(r[0].n)),
+      ).toBe(0);
     }
-    expect(await server.kernel.db('star').where({ uid: users.bob.id }).count({ n: '*' }).then((r: any[]) => Number(r[0].n))).toBe(0);
+    expect(
+      await server.kernel
+        .db('star')
+        .where({ uid: users.bob.id })
+        .count({ n: '*' })
+        .then((r: any[]) => Number(r[0].n)),
+    ).toBe(0);
   });
 });

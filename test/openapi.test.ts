@@ -18,7 +18,8 @@ describe('the served OpenAPI document is well-formed Swagger 2.0', () => {
       for (const [method, op] of Object.entries<any>(methods)) {
         const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path');
         const names = declared.map((p: any) => p.name).sort();
-        if (JSON.stringify(names) !== JSON.stringify(inPath)) problems.push(`${method.toUpperCase()} ${path}: path has ${inPath.join(',')} but declares ${names.join(',')}`);
+        if (JSON.stringify(names) !== JSON.stringify(inPath))
+          problems.push(`${method.toUpperCase()} ${path}: path has ${inPath.join(',')} but declares ${names.join(',')}`);
         for (const p of declared) if (p.required !== true) problems.push(`${method.toUpperCase()} ${path}: ${p.name} not required`);
       }
     }

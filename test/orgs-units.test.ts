@@ -29,7 +29,13 @@ beforeAll(async () => {
     return res.body;
   };
   await ok('POST', '/orgs', 'boss', { username: 'units' }, 201);
-  for (const [name, priv] of [['secret', true], ['open', false], ['nowiki', true], ['unlisted', true]] as const) await ok('POST', '/orgs/units/repos', 'boss', { name, private: priv }, 201);
+  for (const [name, priv] of [
+    ['secret', true],
+    ['open', false],
+    ['nowiki', true],
+    ['unlisted', true],
+  ] as const)
+    await ok('POST', '/orgs/units/repos', 'boss', { name, private: priv }, 201);
   await ok('PATCH', '/repos/units/nowiki', 'boss', { has_wiki: false }, 200);
   const team = async (body: Record<string, unknown>, member: string, repos: string[]) => {
     const t = await ok('POST', '/orgs/units/teams', 'boss', body, 201);
@@ -69,10 +75,13 @@ async function levels(who: string | null, owner: string, repo: string, publicOnl
   return out;
 }
 
-const all = (level: string, except: Partial<Record<Unit, string>> = {}) => ({ ...Object.fromEntries(UNITS.map((u) => [u, level])), ...except });
+const all = (level: string, except: Partial<Record<Unit, string>> = {}) => ({
+  ...Object.fromEntries(UNITS.map((u) => [u, level])),
+  ...except,
+});
 
 describe('unitPermission', () => {
-  test('site admin, org owner and a user repository\'s owner: admin on every unit', async () => {
+  test("site admin, org owner and a user repository's owner: admin on every unit", async () => {
     expect(await levels('admin', 'units', 'secret')).toEqual(all('admin'));
     expect(await levels('boss', 'units', 'secret')).toEqual(all('admin'));
     expect(await levels('boss', 'boss', 'mine')).toEqual(all('admin'));
@@ -102,7 +111,7 @@ describe('unitPermission', () => {
     expect(await levels('admteam', 'units', 'secret')).toEqual(all('admin'));
   });
 
-  test('a collaborator\'s level applies to every unit, combined with the team\'s', async () => {
+  test("a collaborator's level applies to every unit, combined with the team's", async () => {
     expect(await levels('collab', 'units', 'secret')).toEqual(all('read', { issues: 'write' }));
     expect(await levels('collab', 'boss', 'mine')).toEqual(all('write'));
   });

@@ -43,16 +43,38 @@ const call = (method: string, p: string, who: string | null, body?: unknown) => 
 
 describe('organizations', () => {
   test('POST /orgs creates an organization with an Owners team holding the creator', async () => {
-    const res = await call('POST', '/orgs', 'owner', { username: 'acme', full_name: 'Acme Inc', description: 'we make things', website: 'https://acme.example', location: 'Earth', visibility: 'public', repo_admin_change_team_access: true });
+    const res = await call('POST', '/orgs', 'owner', {
+      username: 'acme',
+      full_name: 'Acme Inc',
+      description: 'we make things',
+      website: 'https://acme.example',
+      location: 'Earth',
+      visibility: 'public',
+      repo_admin_change_team_access: true,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'acme', full_name: 'Acme Inc', avatar_url: expect.stringContaining('avatars/'), description: 'we make things',
-      website: 'https://acme.example', location: 'Earth', visibility: 'public', repo_admin_change_team_access: true, username: 'acme',
+      id: expect.any(Number),
+      name: 'acme',
+      full_name: 'Acme Inc',
+      avatar_url: expect.stringContaining('avatars/'),
+      description: 'we make things',
+      website: 'https://acme.example',
+      location: 'Earth',
+      visibility: 'public',
+      repo_admin_change_team_access: true,
+      username: 'acme',
     });
     const teams = await call('GET', '/orgs/acme/teams', 'owner');
     expect(teams.status).toBe(200);
     expect(teams.body).toHaveLength(1);
-    expect(teams.body[0]).toMatchObject({ name: 'Owners', permission: 'owner', includes_all_repositories: true, can_create_org_repo: true, organization: { name: 'acme' } });
+    expect(teams.body[0]).toMatchObject({
+      name: 'Owners',
+      permission: 'owner',
+      includes_all_repositories: true,
+      can_create_org_repo: true,
+      organization: { name: 'acme' },
+    });
     const members = await call('GET', `/teams/${teams.body[0].id}/members`, 'owner');
     expect(members.body.map((m: { login: string }) => m.login)).toEqual(['owner']);
     expect((await call('GET', '/orgs/acme/members/owner', 'owner')).status).toBe(204);
@@ -110,10 +132,18 @@ describe('the permission matrix', () => {
   let readersAcme: number;
 
   beforeAll(async () => {
-    for (const [org, name, priv] of [['acme', 'pub', false], ['acme', 'priv', true], ['lim', 'pub', false]] as const) {
+    for (const [org, name, priv] of [
+      ['acme', 'pub', false],
+      ['acme', 'priv', true],
+      ['lim', 'pub', false],
+    ] as const) {
       const res = await call('POST', `/orgs/${org}/repos`, 'admin', { name, private: priv, auto_init: true });
       expect(res.status).toBe(201);
-      for (const [who, permission] of [['reader', 'read'], ['writer', 'write'], ['admincollab', 'admin']]) {
+      for (const [who, permission] of [
+        ['reader', 'read'],
+        ['writer', 'write'],
+        ['admincollab', 'admin'],
+      ]) {
         expect((await call('PUT', `/repos/${org}/${name}/collaborators/${who}`, 'owner', { permission })).status).toBe(204);
       }
     }
@@ -122,16 +152,47 @@ describe('the permission matrix', () => {
     readersAcme = team.body.id;
     expect((await call('PUT', `/teams/${readersAcme}/members/readteam`, 'owner')).status).toBe(204);
     for (const repo of ['pub', 'priv']) expect((await call('PUT', `/teams/${readersAcme}/repos/acme/${repo}`, 'owner')).status).toBe(204);
-    const limTeam = await call('POST', '/orgs/lim/teams', 'owner', { name: 'readers', permission: 'read', includes_all_repositories: true });
+    const limTeam = await call('POST', '/orgs/lim/teams', 'owner', {
+      name: 'readers',
+      permission: 'read',
+      includes_all_repositories: true,
+    });
     expect((await call('PUT', `/teams/${limTeam.body.id}/members/readteam`, 'owner')).status).toBe(204);
   });
 
   const who = [null, 'reader', 'writer', 'admincollab', 'owner', 'readteam', 'admin', 'stranger'] as const;
   // [GET repo, GET contents, push succeeds, PATCH repo]
   const expected: Record<string, Record<string, [number, number, boolean, number]>> = {
-    'acme/pub': { anon: [200, 200, false, 401], reader: [200, 200, false, 403], writer: [200, 200, true, 403], admincollab: [200, 200, true, 200], owner: [200, 200, true, 200], readteam: [200, 200, false, 403], admin: [200, 200, true, 200], stranger: [200, 200, false, 403] },
-    'acme/priv': { anon: [404, 404, false, 401], reader: [200, 200, false, 403], writer: [200, 200, true, 403], admincollab: [200, 200, true, 200], owner: [200, 200, true, 200], readteam: [200, 200, false, 403], admin: [200, 200, true, 200], stranger: [404, 404, false, 404] },
-    'lim/pub': { anon: [404, 404, false, 401], reader: [200, 200, false, 403], writer: [200, 200, true, 403], admincollab: [200, 200, true, 200], owner: [200, 200, true, 200], readteam: [200, 200, false, 403], admin: [200, 200, true, 200], stranger: [200, 200, false, 403] },
+    'acme/pub': {
+      anon: [200, 200, false, 401],
+      reader: [200, 200, false, 403],
+      writer: [200, 200, true, 403],
+      admincollab: [200, 200, true, 200],
+      owner: [200, 200, true, 200],
+      readteam: [200, 200, false, 403],
+      admin: [200, 200, true, 200],
+      stranger: [200, 200, false, 403],
+    },
+    'acme/priv': {
+      anon: [404, 404, false, 401],
+      reader: [200, 200, false, 403],
+      writer: [200, 200, true, 403],
+      admincollab: [200, 200, true, 200],
+      owner: [200, 200, true, 200],
+      readteam: [200, 200, false, 403],
+      admin: [200, 200, true, 200],
+      stranger: [404, 404, false, 404],
+    },
+    'lim/pub': {
+      anon: [404, 404, false, 401],
+      reader: [200, 200, false, 403],
+      writer: [200, 200, true, 403],
+      admincollab: [200, 200, true, 200],
+      owner: [200, 200, true, 200],
+      readteam: [200, 200, false, 403],
+      admin: [200, 200, true, 200],
+      stranger: [200, 200, false, 403],
+    },
   };
 
   for (const repo of Object.keys(expected)) {
@@ -179,7 +240,9 @@ describe('the permission matrix', () => {
         fs.writeFileSync(path.join(dir, `${key}.txt`), key);
         await sandbox.git(['add', '.'], dir);
         await sandbox.git(['commit', '-q', '-m', `by ${key}`], dir);
-        const url = w ? cloneUrl(server.url, `${repo}.git`, w === 'admin' ? ADMIN.name : w, tokens[w]) : cloneUrl(server.url, `${repo}.git`);
+        const url = w
+          ? cloneUrl(server.url, `${repo}.git`, w === 'admin' ? ADMIN.name : w, tokens[w])
+          : cloneUrl(server.url, `${repo}.git`);
         got[key] = (await sandbox.git(['push', url, `HEAD:refs/heads/by-${key}`], dir)).status === 0;
       }
       expect(got).toEqual(want);
@@ -248,18 +311,35 @@ describe('teams', () => {
     const res = await call('GET', `/teams/${readers.id}`, 'readteam');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      id: readers.id, name: 'readers', description: 'read only', includes_all_repositories: false, permission: 'read', can_create_org_repo: false,
-      units: expect.arrayContaining(['repo.code', 'repo.issues', 'repo.pulls']), units_map: expect.objectContaining({ 'repo.code': 'read' }),
+      id: readers.id,
+      name: 'readers',
+      description: 'read only',
+      includes_all_repositories: false,
+      permission: 'read',
+      can_create_org_repo: false,
+      units: expect.arrayContaining(['repo.code', 'repo.issues', 'repo.pulls']),
+      units_map: expect.objectContaining({ 'repo.code': 'read' }),
       organization: {
-        id: expect.any(Number), name: 'acme', full_name: 'Acme Inc', avatar_url: expect.any(String), description: 'we make more things',
-        website: 'https://acme.example', location: 'Earth', visibility: 'public', repo_admin_change_team_access: false, username: 'acme',
+        id: expect.any(Number),
+        name: 'acme',
+        full_name: 'Acme Inc',
+        avatar_url: expect.any(String),
+        description: 'we make more things',
+        website: 'https://acme.example',
+        location: 'Earth',
+        visibility: 'public',
+        repo_admin_change_team_access: false,
+        username: 'acme',
       },
     });
     // other members of the org may not look at a team they are not in; outsiders get 404
     expect((await call('GET', `/teams/${readers.id}`, 'stranger')).status).toBe(404);
     expect((await call('GET', '/teams/999999', 'owner')).status).toBe(404);
     const mine = await call('GET', '/user/teams', 'readteam');
-    expect(mine.body.map((t: { name: string; organization: { name: string } }) => `${t.organization.name}/${t.name}`).sort()).toEqual(['acme/readers', 'lim/readers']);
+    expect(mine.body.map((t: { name: string; organization: { name: string } }) => `${t.organization.name}/${t.name}`).sort()).toEqual([
+      'acme/readers',
+      'lim/readers',
+    ]);
   });
 
   test('search, edit and delete teams', async () => {
@@ -268,16 +348,32 @@ describe('teams', () => {
     expect(search.body.ok).toBe(true);
     expect(search.body.data.map((t: { name: string }) => t.name)).toEqual(['readers']);
     expect((await call('GET', '/orgs/acme/teams/search?q=read', 'stranger')).status).toBe(403);
-    const made = await call('POST', '/orgs/acme/teams', 'owner', { name: 'devs', permission: 'write', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } });
+    const made = await call('POST', '/orgs/acme/teams', 'owner', {
+      name: 'devs',
+      permission: 'write',
+      units_map: { 'repo.code': 'write', 'repo.issues': 'read' },
+    });
     expect(made.status).toBe(201);
     // as in Gitea 1.20, below admin a units_map sets the overall permission to its lowest unit
-    expect(made.body).toMatchObject({ permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'read', 'repo.wiki': 'none' } });
+    expect(made.body).toMatchObject({
+      permission: 'read',
+      units_map: { 'repo.code': 'write', 'repo.issues': 'read', 'repo.wiki': 'none' },
+    });
     expect(made.body.units.sort()).toEqual(['repo.code', 'repo.issues']);
     expect((await call('POST', '/orgs/acme/teams', 'owner', { name: 'DEVS' })).status).toBe(422);
     expect((await call('POST', '/orgs/acme/teams', 'readteam', { name: 'mine' })).status).toBe(403);
-    const edited = await call('PATCH', `/teams/${made.body.id}`, 'owner', { name: 'developers', description: 'they code', permission: 'admin' });
+    const edited = await call('PATCH', `/teams/${made.body.id}`, 'owner', {
+      name: 'developers',
+      description: 'they code',
+      permission: 'admin',
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ name: 'developers', description: 'they code', permission: 'admin', units_map: { 'repo.wiki': 'admin' } });
+    expect(edited.body).toMatchObject({
+      name: 'developers',
+      description: 'they code',
+      permission: 'admin',
+      units_map: { 'repo.wiki': 'admin' },
+    });
     expect((await call('PATCH', `/teams/${made.body.id}`, 'owner', { name: 'readers' })).status).toBe(422);
     expect((await call('PUT', `/teams/${made.body.id}/members/stranger`, 'owner')).status).toBe(204);
     expect((await call('GET', '/orgs/acme/members/stranger', 'owner')).status).toBe(204);
@@ -292,7 +388,11 @@ describe('teams', () => {
     expect((await call('DELETE', `/teams/${owners.id}`, 'owner')).status).toBe(422);
     expect((await call('PATCH', `/teams/${owners.id}`, 'owner', { name: 'Bosses' })).status).toBe(422);
     expect((await call('PATCH', `/teams/${owners.id}`, 'owner', { permission: 'read' })).status).toBe(422);
-    expect((await call('PATCH', `/teams/${owners.id}`, 'owner', { description: 'the bosses' })).body).toMatchObject({ name: 'Owners', description: 'the bosses', permission: 'owner' });
+    expect((await call('PATCH', `/teams/${owners.id}`, 'owner', { description: 'the bosses' })).body).toMatchObject({
+      name: 'Owners',
+      description: 'the bosses',
+      permission: 'owner',
+    });
     expect((await call('DELETE', `/teams/${owners.id}/members/owner`, 'owner')).status).toBe(422);
     expect((await call('DELETE', '/orgs/acme/members/owner', 'owner')).status).toBe(422);
     // with a second owner the first may go
@@ -302,7 +402,11 @@ describe('teams', () => {
   });
 
   test('includes_all_repositories covers repositories created later', async () => {
-    const team = await call('POST', '/orgs/acme/teams', 'owner', { name: 'everything', permission: 'write', includes_all_repositories: true });
+    const team = await call('POST', '/orgs/acme/teams', 'owner', {
+      name: 'everything',
+      permission: 'write',
+      includes_all_repositories: true,
+    });
     expect(team.status).toBe(201);
     expect((await call('PUT', `/teams/${team.body.id}/members/stranger`, 'owner')).status).toBe(204);
     expect((await call('POST', '/orgs/acme/repos', 'admin', { name: 'later', private: true })).status).toBe(201);
@@ -313,7 +417,10 @@ describe('teams', () => {
     expect((await call('GET', '/repos/acme/later', 'stranger')).body.permissions).toEqual({ admin: false, push: true, pull: true });
     // an explicit team only lists what was added, and removal takes access away
     const readers = (await call('GET', '/orgs/acme/teams', 'owner')).body.find((t: { name: string }) => t.name === 'readers');
-    expect((await call('GET', `/teams/${readers.id}/repos`, 'readteam')).body.map((r: { name: string }) => r.name).sort()).toEqual(['priv', 'pub']);
+    expect((await call('GET', `/teams/${readers.id}/repos`, 'readteam')).body.map((r: { name: string }) => r.name).sort()).toEqual([
+      'priv',
+      'pub',
+    ]);
     expect((await call('DELETE', `/teams/${readers.id}/repos/acme/priv`, 'owner')).status).toBe(204);
     expect((await call('GET', '/repos/acme/priv', 'readteam')).status).toBe(404);
     expect((await call('PUT', `/teams/${readers.id}/repos/acme/priv`, 'owner')).status).toBe(204);
@@ -333,7 +440,10 @@ describe('members and user-organization routes', () => {
     expect((await call('GET', '/orgs/acme/public_members/readteam', null)).status).toBe(204);
     // non-members see the public members only
     expect((await call('GET', '/orgs/acme/members', 'stranger')).body.map((u: { login: string }) => u.login)).toEqual(['readteam']);
-    expect((await call('GET', '/orgs/acme/members', 'owner')).body.map((u: { login: string }) => u.login).sort()).toEqual(['owner', 'readteam']);
+    expect((await call('GET', '/orgs/acme/members', 'owner')).body.map((u: { login: string }) => u.login).sort()).toEqual([
+      'owner',
+      'readteam',
+    ]);
     expect((await call('GET', '/orgs/acme/members/owner', 'stranger')).status).toBe(404);
     expect((await call('DELETE', '/orgs/acme/public_members/readteam', 'readteam')).status).toBe(204);
     expect((await call('GET', '/orgs/acme/public_members/readteam', null)).status).toBe(404);
@@ -347,12 +457,34 @@ describe('members and user-organization routes', () => {
     expect((await call('GET', '/users/readteam/orgs', 'stranger')).body).toEqual([]);
     expect((await call('PUT', '/orgs/lim/public_members/readteam', 'readteam')).status).toBe(204);
     expect((await call('GET', '/users/readteam/orgs', 'stranger')).body.map((o: { name: string }) => o.name)).toEqual(['lim']);
-    expect((await call('GET', '/users/readteam/orgs', 'readteam')).body.map((o: { name: string }) => o.name).sort()).toEqual(['acme', 'lim']);
+    expect((await call('GET', '/users/readteam/orgs', 'readteam')).body.map((o: { name: string }) => o.name).sort()).toEqual([
+      'acme',
+      'lim',
+    ]);
     expect((await call('GET', '/users/readteam/orgs', null)).status).toBe(401);
-    const perms = async (user: string, org: string, caller = 'stranger') => (await call('GET', `/users/${user}/orgs/${org}/permissions`, caller));
-    expect((await perms('owner', 'acme')).body).toEqual({ is_owner: true, is_admin: true, can_write: true, can_read: true, can_create_repository: true });
-    expect((await perms('readteam', 'acme')).body).toEqual({ is_owner: false, is_admin: false, can_write: false, can_read: true, can_create_repository: false });
-    expect((await perms('stranger', 'acme')).body).toEqual({ is_owner: false, is_admin: false, can_write: false, can_read: false, can_create_repository: false });
+    const perms = async (user: string, org: string, caller = 'stranger') =>
+      await call('GET', `/users/${user}/orgs/${org}/permissions`, caller);
+    expect((await perms('owner', 'acme')).body).toEqual({
+      is_owner: true,
+      is_admin: true,
+      can_write: true,
+      can_read: true,
+      can_create_repository: true,
+    });
+    expect((await perms('readteam', 'acme')).body).toEqual({
+      is_owner: false,
+      is_admin: false,
+      can_write: false,
+      can_read: true,
+      can_create_repository: false,
+    });
+    expect((await perms('stranger', 'acme')).body).toEqual({
+      is_owner: false,
+      is_admin: false,
+      can_write: false,
+      can_read: false,
+      can_create_repository: false,
+    });
     expect((await perms('owner', 'secret')).status).toBe(404);
     expect((await perms('owner', 'secret', 'owner')).status).toBe(200);
   });

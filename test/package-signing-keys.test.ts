@@ -8,12 +8,17 @@ import { ADMIN, startServer, type TestServer } from './helpers/server';
 /** ctx.packages.signingKeys through a fixture plugin that serves public keys and signs request bodies. */
 const SIGNING_PROBE = path.join(__dirname, 'fixtures/plugins/signing-probe');
 
-interface OpenPgpKeyReply { publicKeyArmored: string; fingerprint: string; keyId: string }
+interface OpenPgpKeyReply {
+  publicKeyArmored: string;
+  fingerprint: string;
+  keyId: string;
+}
 
 /** A request to the probe; POSTs (signing) are writes, so they go as the owner named in `p`. */
 async function probe(server: TestServer, method: string, p: string, body?: Buffer): Promise<Response> {
   const owner = p.split('/')[0];
-  const headers: Record<string, string> = method === 'GET' ? {} : { Authorization: `Basic ${Buffer.from(`${owner}:${owner}-password-1`).toString('base64')}` };
+  const headers: Record<string, string> =
+    method === 'GET' ? {} : { Authorization: `Basic ${Buffer.from(`${owner}:${owner}-password-1`).toString('base64')}` };
   const res = await fetch(new URL(`api/packages/${p}`, server.url), { method, body, headers });
   if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
   return res;
@@ -28,7 +33,12 @@ async function openpgpKey(server: TestServer, owner: string, format: string): Pr
 function dearmor(armored: string): Buffer {
   const lines = armored.trim().split(/\r?\n/);
   const start = lines.indexOf('') + 1;
-  const body = lines.slice(start, lines.findIndex((l) => l.startsWith('-----END'))).filter((l) => !l.startsWith('='));
+  const body = lines
+    .slice(
+      start,
+      lines.findIndex((l) => l.startsWith('-----END')),
+    )
+    .filter((l) => !l.startsWith('='));
   return Buffer.from(body.join(''), 'base64');
 }
 
@@ -39,10 +49,15 @@ async function gpgv(keyArmored: string, files: Record<string, Buffer | string>, 
     fs.writeFileSync(path.join(dir, 'key.gpg'), dearmor(keyArmored));
     for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
     return await new Promise((resolve, reject) => {
-      execFile('gpgv', ['--homedir', dir, '--keyring', path.join(dir, 'key.gpg'), ...args.map((a) => path.join(dir, a))], (err, stdout, stderr) => {
-        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error('gpgv is missing: install the Debian package gpgv (or gnupg)'));
-        else resolve({ code: err ? Number(err.code ?? 1) : 0, output: `${stdout}${stderr}` });
-      });
+      execFile(
+        'gpgv',
+        ['--homedir', dir, '--keyring', path.join(dir, 'key.gpg'), ...args.map((a) => path.join(dir, a))],
+        (err, stdout, stderr) => {
+          if (err && (err as NodeJS.ErrnoException).code === 'ENOENT')
+            reject(new Error('gpgv is missing: install the Debian package gpgv (or gnupg)'));
+          else resolve({ code: err ? Number(err.code ?? 1) : 0, output: `${stdout}${stderr}` });
+        },
+      );
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -73,7 +88,9 @@ describe('package signing keys (ctx.packages.signingKeys)', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].public_key).toBe(key.publicKeyArmored);
 
-    const pems = await Promise.all(Array.from({ length: 4 }, async () => (await probe(server, 'GET', 'alice/signing-probe/rsa/alpine')).text()));
+    const pems = await Promise.all(
+      Array.from({ length: 4 }, async () => (await probe(server, 'GET', 'alice/signing-probe/rsa/alpine')).text()),
+    );
     expect(new Set(pems).size).toBe(1);
     expect(pems[0]).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(await server.kernel.db('package_signing_keys').where({ owner_id: alice.id, format: 'alpine' })).toHaveLength(1);
@@ -108,22 +125,29 @@ describe('package signing keys (ctx.packages.signingKeys)', () => {
     const release = Buffer.from('Origin: alice\nLabel: alice\nSuite: stable\nDate: Thu, 01 Jan 2026 00:00:00 UTC\n');
     const binary = Buffer.from(await (await probe(server, 'POST', 'alice/signing-probe/openpgp/debian/binary', release)).arrayBuffer());
     expect(binary[0] & 0x80).toBe(0x80);
-    const good = await gpgv(key.publicKeyArmored, { 'Release': release, 'Release.gpg': binary }, ['Release.gpg', 'Release']);
+    const good = await gpgv(key.publicKeyArmored, { Release: release, 'Release.gpg': binary }, ['Release.gpg', 'Release']);
     expect(good.output).toContain(`using RSA key ${key.fingerprint}`);
     expect(good.code).toBe(0);
-    const tampered = await gpgv(key.publicKeyArmored, { 'Release': Buffer.concat([release, Buffer.from('X')]), 'Release.gpg': binary }, ['Release.gpg', 'Release']);
+    const tampered = await gpgv(key.publicKeyArmored, { Release: Buffer.concat([release, Buffer.from('X')]), 'Release.gpg': binary }, [
+      'Release.gpg',
+      'Release',
+    ]);
     expect(tampered.code).not.toBe(0);
     const otherKey = await openpgpKey(server, 'bob', 'debian');
-    expect((await gpgv(otherKey.publicKeyArmored, { 'Release': release, 'Release.gpg': binary }, ['Release.gpg', 'Release'])).code).not.toBe(0);
+    expect((await gpgv(otherKey.publicKeyArmored, { Release: release, 'Release.gpg': binary }, ['Release.gpg', 'Release'])).code).not.toBe(
+      0,
+    );
 
     const armored = await (await probe(server, 'POST', 'alice/signing-probe/openpgp/debian/armored', release)).text();
     expect(armored).toMatch(/^-----BEGIN PGP SIGNATURE-----/);
-    expect((await gpgv(key.publicKeyArmored, { 'r': release, 'r.asc': armored }, ['r.asc', 'r'])).code).toBe(0);
+    expect((await gpgv(key.publicKeyArmored, { r: release, 'r.asc': armored }, ['r.asc', 'r'])).code).toBe(0);
 
     const clear = await (await probe(server, 'POST', 'alice/signing-probe/openpgp/debian/cleartext', release)).text();
     expect(clear).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n/);
     expect((await gpgv(key.publicKeyArmored, { InRelease: clear }, ['InRelease'])).code).toBe(0);
-    expect((await gpgv(key.publicKeyArmored, { InRelease: clear.replace('Suite: stable', 'Suite: unstable') }, ['InRelease'])).code).not.toBe(0);
+    expect(
+      (await gpgv(key.publicKeyArmored, { InRelease: clear.replace('Suite: stable', 'Suite: unstable') }, ['InRelease'])).code,
+    ).not.toBe(0);
   });
 
   test('RSA signatures verify with the served public key (sha1 and sha256)', async () => {

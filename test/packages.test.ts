@@ -20,7 +20,10 @@ function countBlobs(server: TestServer): number {
   return fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
 }
 
-interface Auth { token?: string; basic?: [string, string] }
+interface Auth {
+  token?: string;
+  basic?: [string, string];
+}
 
 function authHeaders(auth: Auth = {}): Record<string, string> {
   if (auth.token) return { Authorization: `token ${auth.token}` };
@@ -73,7 +76,9 @@ describe('generic package registry', () => {
     expect(listed.body.map((f: { name: string }) => f.name).sort()).toEqual(files.map((_, i) => `f${i}.txt`));
     // The same identical bytes uploaded concurrently under different names share one blob row.
     const same = Buffer.from('identical bytes');
-    const again = await Promise.all([0, 1, 2, 3].map((i) => pkg(server, 'PUT', `alice/generic/racy/2.0.0/s${i}.txt`, { token: write }, same)));
+    const again = await Promise.all(
+      [0, 1, 2, 3].map((i) => pkg(server, 'PUT', `alice/generic/racy/2.0.0/s${i}.txt`, { token: write }, same)),
+    );
     expect(again.map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect(await server.kernel.db('package_blob').where('hash_sha256', sha256(same)).count({ n: '*' })).toEqual([{ n: expect.anything() }]);
     expect(Number((await server.kernel.db('package_blob').where('hash_sha256', sha256(same)).count({ n: '*' }))[0].n)).toBe(1);
@@ -103,7 +108,9 @@ describe('generic package registry', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(whole.length));
 
-    const cached = await fetch(new URL('api/packages/alice/generic/tool/1.0.0/tool.bin', server.url), { headers: { 'If-None-Match': `"${sha256(whole)}"` } });
+    const cached = await fetch(new URL('api/packages/alice/generic/tool/1.0.0/tool.bin', server.url), {
+      headers: { 'If-None-Match': `"${sha256(whole)}"` },
+    });
     expect(cached.status).toBe(304);
 
     const small = Buffer.from('hello generic\n');
@@ -112,13 +119,36 @@ describe('generic package registry', () => {
     const files = await server.api('GET', '/packages/alice/generic/tool/1.0.0/files');
     expect(files.status).toBe(200);
     expect(files.body).toEqual([
-      { id: expect.any(Number), Size: whole.length, name: 'tool.bin', md5: hash('md5', whole), sha1: hash('sha1', whole), sha256: sha256(whole), sha512: hash('sha512', whole) },
-      { id: expect.any(Number), Size: small.length, name: 'README.txt', md5: hash('md5', small), sha1: hash('sha1', small), sha256: sha256(small), sha512: hash('sha512', small) },
+      {
+        id: expect.any(Number),
+        Size: whole.length,
+        name: 'tool.bin',
+        md5: hash('md5', whole),
+        sha1: hash('sha1', whole),
+        sha256: sha256(whole),
+        sha512: hash('sha512', whole),
+      },
+      {
+        id: expect.any(Number),
+        Size: small.length,
+        name: 'README.txt',
+        md5: hash('md5', small),
+        sha1: hash('sha1', small),
+        sha256: sha256(small),
+        sha512: hash('sha512', small),
+      },
     ]);
 
     const one = await server.api('GET', '/packages/alice/generic/tool/1.0.0');
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ type: 'generic', name: 'tool', version: '1.0.0', repository: null, owner: { login: 'alice' }, creator: { login: 'alice' } });
+    expect(one.body).toMatchObject({
+      type: 'generic',
+      name: 'tool',
+      version: '1.0.0',
+      repository: null,
+      owner: { login: 'alice' },
+      creator: { login: 'alice' },
+    });
     expect(one.body.html_url).toBe(`${server.url}alice/-/packages/generic/tool/1.0.0`);
     expect(one.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
@@ -132,7 +162,9 @@ describe('generic package registry', () => {
 
   test('package.published fires once per new version, after it is stored', async () => {
     const mine = events().filter((e) => e.name === 'tool');
-    expect(mine).toEqual([{ ownerName: 'alice', type: 'generic', name: 'tool', version: '1.0.0', packageVersionId: expect.any(Number), actor: 'alice' }]);
+    expect(mine).toEqual([
+      { ownerName: 'alice', type: 'generic', name: 'tool', version: '1.0.0', packageVersionId: expect.any(Number), actor: 'alice' },
+    ]);
     const stored = await server.api('GET', '/packages/alice/generic/tool/1.0.0');
     expect(stored.body.id).toBe(mine[0].packageVersionId);
   });
@@ -147,16 +179,31 @@ describe('generic package registry', () => {
   });
 
   test('bad names, versions and file names are 400', async () => {
-    for (const p of ['alice/generic/.hidden/1/f', 'alice/generic/ok/..bad/f', 'alice/generic/ok/1/a%2Fb', 'alice/generic/ok/1/%2E%2E%2Fx', 'alice/generic/ba%20d/1/f', 'alice/generic/ok/-1/f']) {
+    for (const p of [
+      'alice/generic/.hidden/1/f',
+      'alice/generic/ok/..bad/f',
+      'alice/generic/ok/1/a%2Fb',
+      'alice/generic/ok/1/%2E%2E%2Fx',
+      'alice/generic/ba%20d/1/f',
+      'alice/generic/ok/-1/f',
+    ]) {
       const res = await pkg(server, 'PUT', p, { token: write }, Buffer.from('x'));
       expect([p, res.status]).toEqual([p, 400]);
     }
     // fetch normalizes '..' away; a raw request keeps it.
     const raw = await new Promise<number>((resolve, reject) => {
-      const req = http.request(new URL(server.url), { method: 'PUT', path: '/api/packages/alice/generic/ok/1/..', headers: { ...authHeaders({ token: write }), 'Content-Length': '1' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        new URL(server.url),
+        {
+          method: 'PUT',
+          path: '/api/packages/alice/generic/ok/1/..',
+          headers: { ...authHeaders({ token: write }), 'Content-Length': '1' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('x');
     });
@@ -164,7 +211,12 @@ describe('generic package registry', () => {
   });
 
   test('unknown owners, versions and files are 404 JSON', async () => {
-    for (const p of ['nobody/generic/tool/1.0.0/tool.bin', 'alice/generic/tool/9.9.9/tool.bin', 'alice/generic/tool/1.0.0/missing.bin', 'alice/generic/nope/1/x']) {
+    for (const p of [
+      'nobody/generic/tool/1.0.0/tool.bin',
+      'alice/generic/tool/9.9.9/tool.bin',
+      'alice/generic/tool/1.0.0/missing.bin',
+      'alice/generic/nope/1/x',
+    ]) {
       const res = await pkg(server, 'GET', p);
       expect([p, res.status]).toEqual([p, 404]);
       expect(res.headers.get('content-type')).toContain('application/json');
@@ -209,9 +261,11 @@ describe('generic package registry', () => {
     expect((await pkg(server, 'GET', 'alice/generic/auth/1/g')).status).toBe(404);
   });
 
-  test('a private owner\'s packages are invisible to others', async () => {
+  test("a private owner's packages are invisible to others", async () => {
     const carol = await server.user('carol', { visibility: 'private' });
-    expect((await pkg(server, 'PUT', 'carol/generic/secret/1/s.txt', { basic: [carol.name, carol.password] }, Buffer.from('s'))).status).toBe(201);
+    expect(
+      (await pkg(server, 'PUT', 'carol/generic/secret/1/s.txt', { basic: [carol.name, carol.password] }, Buffer.from('s'))).status,
+    ).toBe(201);
     expect((await pkg(server, 'GET', 'carol/generic/secret/1/s.txt')).status).toBe(404);
     expect((await pkg(server, 'GET', 'carol/generic/secret/1/s.txt', { basic: [bob.name, bob.password] })).status).toBe(404);
     expect((await server.api('GET', '/packages/carol')).status).toBe(404);
@@ -290,7 +344,10 @@ describe('package quotas', () => {
     // Without Content-Length the stream is cut at the quota: refused, nothing kept.
     const streamed = await pkg(server, 'PUT', 'quota/generic/big/1/big.bin', auth, async function* () {
       for (let i = 0; i < 4; i++) yield crypto.randomBytes(600);
-    }).then((r) => r.status, () => 'connection closed');
+    }).then(
+      (r) => r.status,
+      () => 'connection closed',
+    );
     expect([413, 'connection closed']).toContain(streamed);
     expect(countBlobs(server)).toBe(0);
     expect(await server.kernel.db('package_blob')).toEqual([]);
@@ -375,12 +432,16 @@ describe('organization packages', () => {
     for (const name of ['owner', 'builder', 'viewer', 'outsider']) {
       tokens[name] = await server.token(await server.user(name), ['write:organization', 'write:package', 'read:user']);
     }
-    const org = (name: string, visibility: string) => server.api('POST', '/orgs', { token: tokens.owner, body: { username: name, visibility } });
+    const org = (name: string, visibility: string) =>
+      server.api('POST', '/orgs', { token: tokens.owner, body: { username: name, visibility } });
     expect((await org('acme', 'public')).status).toBe(201);
     expect((await org('hidden-corp', 'private')).status).toBe(201);
     for (const orgName of ['acme', 'hidden-corp']) {
       const team = async (name: string, unitMode: string, member: string) => {
-        const res = await server.api('POST', `/orgs/${orgName}/teams`, { token: tokens.owner, body: { name, permission: 'read', units_map: { 'repo.code': 'read', 'repo.packages': unitMode } } });
+        const res = await server.api('POST', `/orgs/${orgName}/teams`, {
+          token: tokens.owner,
+          body: { name, permission: 'read', units_map: { 'repo.code': 'read', 'repo.packages': unitMode } },
+        });
         expect(res.status).toBe(201);
         expect((await server.api('PUT', `/teams/${res.body.id}/members/${member}`, { token: tokens.owner })).status).toBe(204);
       };

@@ -46,8 +46,10 @@ async function openPull(name: string, files: Record<string, string>): Promise<{ 
   return { index: res.body.number, head };
 }
 
-const review = (index: number, token: string, body: Record<string, unknown>) => server.api('POST', `${R}/pulls/${index}/reviews`, { token, body });
-const merge = (index: number, token: string, extra: Record<string, unknown> = {}) => server.api('POST', `${R}/pulls/${index}/merge`, { token, body: { Do: 'merge', ...extra } });
+const review = (index: number, token: string, body: Record<string, unknown>) =>
+  server.api('POST', `${R}/pulls/${index}/reviews`, { token, body });
+const merge = (index: number, token: string, extra: Record<string, unknown> = {}) =>
+  server.api('POST', `${R}/pulls/${index}/merge`, { token, body: { Do: 'merge', ...extra } });
 const eventsOf = (name: string) => events.filter((e) => e.event === name);
 
 beforeAll(async () => {
@@ -63,8 +65,14 @@ beforeAll(async () => {
   server.kernel.hooks.webhook.emit.tapPromise('reviews-test', async (e: ForgeEvent) => {
     events.push(e);
   });
-  expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'rev', auto_init: true, default_branch: 'main' } })).status).toBe(201);
-  for (const [who, permission] of [['bob', 'write'], ['carol', 'write'], ['dave', 'read']]) {
+  expect(
+    (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'rev', auto_init: true, default_branch: 'main' } })).status,
+  ).toBe(201);
+  for (const [who, permission] of [
+    ['bob', 'write'],
+    ['carol', 'write'],
+    ['dave', 'read'],
+  ]) {
     expect((await server.api('PUT', `${R}/collaborators/${who}`, { token: aliceToken, body: { permission } })).status).toBe(204);
   }
   sandbox = gitSandbox();
@@ -78,7 +86,21 @@ afterAll(async () => {
 });
 
 describe('diff hunks of code comments', () => {
-  const diff = ['diff --git a/f b/f', 'index 1..2 100644', '--- a/f', '+++ b/f', '@@ -1,6 +1,6 @@', ' one', ' two', '-three', '+THREE', ' four', ' five', ' six', ''].join('\n');
+  const diff = [
+    'diff --git a/f b/f',
+    'index 1..2 100644',
+    '--- a/f',
+    '+++ b/f',
+    '@@ -1,6 +1,6 @@',
+    ' one',
+    ' two',
+    '-three',
+    '+THREE',
+    ' four',
+    ' five',
+    ' six',
+    '',
+  ].join('\n');
   test('cut at a new line: up to four lines ending at it, with a recomputed header', () => {
     expect(cutDiffAroundLine(diff, 4)).toBe(['--- a/f', '+++ b/f', '@@ -2,3 +2,3 @@', ' two', '-three', '+THREE', ' four'].join('\n'));
   });
@@ -96,42 +118,85 @@ describe('reviews', () => {
   });
 
   test('a pending review with inline comments is visible to its author only and collects further comments', async () => {
-    const res = await review(pr.index, carolToken, { event: 'PENDING', body: 'first pass', comments: [{ path: 'base.txt', body: 'why upper case?', new_position: 3 }] });
+    const res = await review(pr.index, carolToken, {
+      event: 'PENDING',
+      body: 'first pass',
+      comments: [{ path: 'base.txt', body: 'why upper case?', new_position: 3 }],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ state: 'PENDING', body: 'first pass', comments_count: 1, commit_id: pr.head, official: false, dismissed: false, stale: false });
+    expect(res.body).toMatchObject({
+      state: 'PENDING',
+      body: 'first pass',
+      comments_count: 1,
+      commit_id: pr.head,
+      official: false,
+      dismissed: false,
+      stale: false,
+    });
     expect(res.body.user.login).toBe('carol');
     pendingId = res.body.id;
 
     expect((await server.api('GET', `${R}/pulls/${pr.index}/reviews/${pendingId}`, { token: bobToken })).status).toBe(404);
     expect((await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: bobToken })).body).toEqual([]);
-    expect((await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: carolToken })).body.map((r: { id: number }) => r.id)).toEqual([pendingId]);
+    expect(
+      (await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: carolToken })).body.map((r: { id: number }) => r.id),
+    ).toEqual([pendingId]);
     const codeIn = async (token: string) =>
-      (await server.api('GET', `/repos/alice/rev/issues/${pr.index}/timeline`, { token })).body.filter((c: { type: string }) => c.type === 'code').length;
+      (await server.api('GET', `/repos/alice/rev/issues/${pr.index}/timeline`, { token })).body.filter(
+        (c: { type: string }) => c.type === 'code',
+      ).length;
     expect(await codeIn(bobToken)).toBe(0);
     expect(await codeIn(carolToken)).toBe(1);
 
     const again = await review(pr.index, carolToken, {
-      event: 'PENDING', comments: [{ path: 'base.txt', body: 'old line', old_position: 3 }, { path: 'new.txt', body: 'new file', new_position: 1 }],
+      event: 'PENDING',
+      comments: [
+        { path: 'base.txt', body: 'old line', old_position: 3 },
+        { path: 'new.txt', body: 'new file', new_position: 1 },
+      ],
     });
     expect(again.body).toMatchObject({ id: pendingId, state: 'PENDING', comments_count: 3, body: 'first pass' });
   });
 
   test('submitting the pending review approves with its comments; the event carries the review', async () => {
     events.length = 0;
-    const res = await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}`, { token: carolToken, body: { event: 'APPROVED', body: 'looks good' } });
+    const res = await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}`, {
+      token: carolToken,
+      body: { event: 'APPROVED', body: 'looks good' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: pendingId, state: 'APPROVED', body: 'looks good', official: true, comments_count: 3, commit_id: pr.head });
+    expect(res.body).toMatchObject({
+      id: pendingId,
+      state: 'APPROVED',
+      body: 'looks good',
+      official: true,
+      comments_count: 3,
+      commit_id: pr.head,
+    });
     expect(res.body.html_url).toMatch(new RegExp(`/alice/rev/pulls/${pr.index}#issuecomment-\\d+$`));
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}`, { token: carolToken, body: { event: 'APPROVED' } })).status).toBe(422);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}`, { token: carolToken, body: { event: 'APPROVED' } })).status,
+    ).toBe(422);
 
     const [ev] = eventsOf('pull_request_review_approved');
-    expect(ev).toMatchObject({ action: 'reviewed', actor: { name: 'carol' }, payload: { action: 'reviewed', number: pr.index, review: { type: 'pull_request_review_approved', content: 'looks good' } } });
+    expect(ev).toMatchObject({
+      action: 'reviewed',
+      actor: { name: 'carol' },
+      payload: { action: 'reviewed', number: pr.index, review: { type: 'pull_request_review_approved', content: 'looks good' } },
+    });
     expect((ev.payload as any).pull_request.number).toBe(pr.index);
 
     const comments = await server.api('GET', `${R}/pulls/${pr.index}/reviews/${pendingId}/comments`, { token: bobToken });
     expect(comments.status).toBe(200);
     expect(comments.body).toHaveLength(3);
-    expect(comments.body[0]).toMatchObject({ path: 'base.txt', body: 'why upper case?', position: 3, original_position: 0, pull_request_review_id: pendingId, commit_id: pr.head });
+    expect(comments.body[0]).toMatchObject({
+      path: 'base.txt',
+      body: 'why upper case?',
+      position: 3,
+      original_position: 0,
+      pull_request_review_id: pendingId,
+      commit_id: pr.head,
+    });
     expect(comments.body[0].diff_hunk).toContain('+THREE');
     expect(comments.body[0].diff_hunk.split('\n').pop()).toBe('+THREE');
     expect(comments.body[1]).toMatchObject({ path: 'base.txt', position: 0, original_position: 3 });
@@ -153,10 +218,18 @@ describe('reviews', () => {
   });
 
   test("a submitted review takes over the caller's drafts; pending_review comments stay drafts", async () => {
-    const draft = await review(pr.index, carolToken, { event: 'PENDING', comments: [{ path: 'new.txt', body: 'drafted', new_position: 1 }] });
+    const draft = await review(pr.index, carolToken, {
+      event: 'PENDING',
+      comments: [{ path: 'new.txt', body: 'drafted', new_position: 1 }],
+    });
     expect(draft.body.state).toBe('PENDING');
     const submitted = await review(pr.index, carolToken, {
-      event: 'COMMENT', body: 'two remarks', comments: [{ path: 'base.txt', body: 'now', new_position: 3 }, { path: 'base.txt', body: 'later', new_position: 1, pending_review: true }],
+      event: 'COMMENT',
+      body: 'two remarks',
+      comments: [
+        { path: 'base.txt', body: 'now', new_position: 3 },
+        { path: 'base.txt', body: 'later', new_position: 1, pending_review: true },
+      ],
     });
     expect(submitted.status).toBe(200);
     expect(submitted.body).toMatchObject({ id: draft.body.id, state: 'COMMENT', body: 'two remarks', comments_count: 2 });
@@ -166,7 +239,11 @@ describe('reviews', () => {
     expect(pending[0].comments_count).toBe(1);
     const [later] = (await server.api('GET', `${R}/pulls/${pr.index}/reviews/${pending[0].id}/comments`, { token: carolToken })).body;
     expect(later).toMatchObject({ body: 'later', position: 1 });
-    expect((await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: bobToken })).body.some((r: { state: string }) => r.state === 'PENDING')).toBe(false);
+    expect(
+      (await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: bobToken })).body.some(
+        (r: { state: string }) => r.state === 'PENDING',
+      ),
+    ).toBe(false);
     expect((await server.api('DELETE', `${R}/pulls/${pr.index}/reviews/${pending[0].id}`, { token: carolToken })).status).toBe(204);
   });
 
@@ -178,7 +255,7 @@ describe('reviews', () => {
     expect((await review(pr.index, carolToken, { event: 'COMMENT' })).status).toBe(422);
     expect((await review(pr.index, carolToken, { event: 'MAYBE', body: 'x' })).status).toBe(422);
     expect((await review(pr.index, carolToken, { event: 'COMMENT', comments: [{ path: '', body: 'x' }] })).status).toBe(422);
-    expect((await review(pr.index, carolToken, { event: 'APPROVED', body: 'x' }, )).body.official).toBe(true);
+    expect((await review(pr.index, carolToken, { event: 'APPROVED', body: 'x' })).body.official).toBe(true);
     const reader = await review(pr.index, daveToken, { event: 'APPROVED', body: 'fine by me' });
     expect(reader.status).toBe(200);
     expect(reader.body.official).toBe(false);
@@ -187,8 +264,14 @@ describe('reviews', () => {
   });
 
   test('dismiss and undismiss: repository admins only, verdicts only', async () => {
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}/dismissals`, { token: bobToken, body: { message: 'no' } })).status).toBe(403);
-    const dismissed = await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}/dismissals`, { token: aliceToken, body: { message: 'outdated' } });
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}/dismissals`, { token: bobToken, body: { message: 'no' } }))
+        .status,
+    ).toBe(403);
+    const dismissed = await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}/dismissals`, {
+      token: aliceToken,
+      body: { message: 'outdated' },
+    });
     expect(dismissed.status).toBe(200);
     expect(dismissed.body).toMatchObject({ id: pendingId, dismissed: true, state: 'APPROVED' });
     const timeline = await server.api('GET', `/repos/alice/rev/issues/${pr.index}/timeline`, { token: bobToken });
@@ -196,12 +279,20 @@ describe('reviews', () => {
     const undone = await server.api('POST', `${R}/pulls/${pr.index}/reviews/${pendingId}/undismissals`, { token: aliceToken });
     expect(undone.status).toBe(200);
     expect(undone.body.dismissed).toBe(false);
-    const comment = (await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: aliceToken })).body.find((r: { state: string }) => r.state === 'COMMENT');
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/reviews/${comment.id}/dismissals`, { token: aliceToken, body: {} })).status).toBe(422);
+    const comment = (await server.api('GET', `${R}/pulls/${pr.index}/reviews`, { token: aliceToken })).body.find(
+      (r: { state: string }) => r.state === 'COMMENT',
+    );
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/reviews/${comment.id}/dismissals`, { token: aliceToken, body: {} })).status,
+    ).toBe(422);
   });
 
   test('delete: the reviewer (or a site admin) only; the review and its comments go', async () => {
-    const res = await review(pr.index, carolToken, { event: 'COMMENT', body: 'to delete', comments: [{ path: 'new.txt', body: 'x', new_position: 1 }] });
+    const res = await review(pr.index, carolToken, {
+      event: 'COMMENT',
+      body: 'to delete',
+      comments: [{ path: 'new.txt', body: 'x', new_position: 1 }],
+    });
     const id = res.body.id;
     const [code] = (await server.api('GET', `${R}/pulls/${pr.index}/reviews/${id}/comments`, { token: carolToken })).body;
     expect((await server.api('DELETE', `${R}/pulls/${pr.index}/reviews/${id}`, { token: bobToken })).status).toBe(403);
@@ -213,11 +304,19 @@ describe('reviews', () => {
   });
 
   test('attachments on review-kind comments', async () => {
-    const res = await review(pr.index, carolToken, { event: 'COMMENT', body: 'with a screenshot', comments: [{ path: 'new.txt', body: 'see attached', new_position: 1 }] });
+    const res = await review(pr.index, carolToken, {
+      event: 'COMMENT',
+      body: 'with a screenshot',
+      comments: [{ path: 'new.txt', body: 'see attached', new_position: 1 }],
+    });
     const [code] = (await server.api('GET', `${R}/pulls/${pr.index}/reviews/${res.body.id}/comments`, { token: carolToken })).body;
     const form = new FormData();
     form.append('attachment', new Blob([Buffer.from('png bytes')], { type: 'image/png' }), 'shot.png');
-    const up = await fetch(new URL(`api/v1${R}/issues/comments/${code.id}/assets`, server.url), { method: 'POST', headers: { Authorization: `token ${carolToken}` }, body: form });
+    const up = await fetch(new URL(`api/v1${R}/issues/comments/${code.id}/assets`, server.url), {
+      method: 'POST',
+      headers: { Authorization: `token ${carolToken}` },
+      body: form,
+    });
     expect(up.status).toBe(201);
     const asset = (await up.json()) as { id: number; name: string; browser_download_url: string };
     expect(asset.name).toBe('shot.png');
@@ -239,12 +338,24 @@ describe('requested reviewers', () => {
 
   test('requesting fires review_requested with the reviewer; the pull request lists them', async () => {
     events.length = 0;
-    const res = await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['carol', 'dave'] } });
+    const res = await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, {
+      token: aliceToken,
+      body: { reviewers: ['carol', 'dave'] },
+    });
     expect(res.status).toBe(201);
-    expect(res.body.map((r: { state: string; user: { login: string } }) => [r.state, r.user.login])).toEqual([['REQUEST_REVIEW', 'carol'], ['REQUEST_REVIEW', 'dave']]);
+    expect(res.body.map((r: { state: string; user: { login: string } }) => [r.state, r.user.login])).toEqual([
+      ['REQUEST_REVIEW', 'carol'],
+      ['REQUEST_REVIEW', 'dave'],
+    ]);
     const requested = eventsOf('pull_request_review_request');
-    expect(requested.map((e) => [e.action, (e.payload as any).requested_reviewer.login])).toEqual([['review_requested', 'carol'], ['review_requested', 'dave']]);
-    expect((requested[1].payload as any).pull_request.requested_reviewers.map((u: { login: string }) => u.login)).toEqual(['carol', 'dave']);
+    expect(requested.map((e) => [e.action, (e.payload as any).requested_reviewer.login])).toEqual([
+      ['review_requested', 'carol'],
+      ['review_requested', 'dave'],
+    ]);
+    expect((requested[1].payload as any).pull_request.requested_reviewers.map((u: { login: string }) => u.login)).toEqual([
+      'carol',
+      'dave',
+    ]);
     expect(requested[0].payload).toMatchObject({ action: 'review_requested', number: pr.index });
 
     const json = await server.api('GET', `${R}/pulls/${pr.index}`, { token: bobToken });
@@ -253,7 +364,9 @@ describe('requested reviewers', () => {
 
     // Asking again changes nothing and fires nothing.
     events.length = 0;
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['carol'] } })).body).toEqual([]);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['carol'] } })).body,
+    ).toEqual([]);
     expect(eventsOf('pull_request_review_request')).toEqual([]);
   });
 
@@ -264,21 +377,33 @@ describe('requested reviewers', () => {
   });
 
   test('invalid requests: the poster, unknown users, a reader choosing reviewers', async () => {
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['bob'] } })).status).toBe(422);
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['nobody'] } })).status).toBe(404);
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: daveToken, body: { reviewers: ['alice'] } })).status).toBe(422);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['bob'] } })).status,
+    ).toBe(422);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['nobody'] } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: daveToken, body: { reviewers: ['alice'] } })).status,
+    ).toBe(422);
   });
 
   test('removing fires review_request_removed; a review answers a request; the timeline records both', async () => {
     events.length = 0;
-    expect((await server.api('DELETE', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['dave'] } })).status).toBe(204);
+    expect(
+      (await server.api('DELETE', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['dave'] } }))
+        .status,
+    ).toBe(204);
     const removed = eventsOf('pull_request_review_request');
     expect(removed.map((e) => [e.action, (e.payload as any).requested_reviewer.login])).toEqual([['review_request_removed', 'dave']]);
     expect((removed[0].payload as any).pull_request.requested_reviewers.map((u: { login: string }) => u.login)).toEqual(['carol']);
 
     // The cross-repository search finds what waits for a caller's review, and what they reviewed.
     const search = async (token: string, filter: string) =>
-      (await server.api('GET', `/repos/issues/search?type=pulls&state=all&${filter}=true`, { token })).body.map((i: { number: number }) => i.number);
+      (await server.api('GET', `/repos/issues/search?type=pulls&state=all&${filter}=true`, { token })).body.map(
+        (i: { number: number }) => i.number,
+      );
     expect(await search(carolToken, 'review_requested')).toContain(pr.index);
     expect(await search(daveToken, 'review_requested')).not.toContain(pr.index);
     expect(await search(carolToken, 'reviewed')).not.toContain(pr.index);
@@ -293,14 +418,31 @@ describe('requested reviewers', () => {
 });
 
 describe('team reviewers', () => {
-  test("teams of the owning organization are requested and removed; they show in requested_reviewers_teams", async () => {
+  test('teams of the owning organization are requested and removed; they show in requested_reviewers_teams', async () => {
     const orgToken = await server.token(alice, ['write:organization', 'delete:repository', 'read:user']);
     expect((await server.api('POST', '/orgs', { token: orgToken, body: { username: 'acme' } })).status).toBe(201);
-    expect((await server.api('POST', '/orgs/acme/teams', { token: orgToken, body: { name: 'Reviewers', permission: 'write', includes_all_repositories: true } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', '/orgs/acme/teams', {
+          token: orgToken,
+          body: { name: 'Reviewers', permission: 'write', includes_all_repositories: true },
+        })
+      ).status,
+    ).toBe(201);
     expect((await server.api('POST', '/orgs/acme/repos', { token: orgToken, body: { name: 'app', auto_init: true } })).status).toBe(201);
     const content = Buffer.from('feature\n').toString('base64');
-    expect((await server.api('POST', '/repos/acme/app/contents/f.txt', { token: orgToken, body: { content, message: 'feature', new_branch: 'feat' } })).status).toBe(201);
-    const pr = await server.api('POST', '/repos/acme/app/pulls', { token: orgToken, body: { head: 'feat', base: 'main', title: 'Feature' } });
+    expect(
+      (
+        await server.api('POST', '/repos/acme/app/contents/f.txt', {
+          token: orgToken,
+          body: { content, message: 'feature', new_branch: 'feat' },
+        })
+      ).status,
+    ).toBe(201);
+    const pr = await server.api('POST', '/repos/acme/app/pulls', {
+      token: orgToken,
+      body: { head: 'feat', base: 'main', title: 'Feature' },
+    });
     expect(pr.status).toBe(201);
     const path_ = `/repos/acme/app/pulls/${pr.body.number}/requested_reviewers`;
 
@@ -313,18 +455,23 @@ describe('team reviewers', () => {
     expect(json.body.requested_reviewers).toEqual([]);
     expect(json.body.requested_reviewers_teams.map((t: { name: string }) => t.name)).toEqual(['Reviewers']);
     expect((await server.api('DELETE', path_, { token: orgToken, body: { team_reviewers: ['Reviewers'] } })).status).toBe(204);
-    expect((await server.api('GET', `/repos/acme/app/pulls/${pr.body.number}`, { token: orgToken })).body.requested_reviewers_teams).toEqual([]);
+    expect(
+      (await server.api('GET', `/repos/acme/app/pulls/${pr.body.number}`, { token: orgToken })).body.requested_reviewers_teams,
+    ).toEqual([]);
   });
 });
 
 describe('merges obey branch protection', () => {
-  const rule = (body: Record<string, unknown>) => server.api('POST', `${R}/branch_protections`, { token: aliceToken, body: { rule_name: 'main', ...body } });
+  const rule = (body: Record<string, unknown>) =>
+    server.api('POST', `${R}/branch_protections`, { token: aliceToken, body: { rule_name: 'main', ...body } });
   afterEach(async () => {
     await server.api('DELETE', `${R}/branch_protections/main`, { token: aliceToken });
   });
 
   test('required approvals and status contexts block until an official approval and a success status', async () => {
-    expect((await rule({ enable_push: true, required_approvals: 1, enable_status_check: true, status_check_contexts: ['ci/build'] })).status).toBe(201);
+    expect(
+      (await rule({ enable_push: true, required_approvals: 1, enable_status_check: true, status_check_contexts: ['ci/build'] })).status,
+    ).toBe(201);
     const pr = await openPull('guarded', { 'g.txt': 'g\n' });
     const first = await merge(pr.index, carolToken);
     expect(first.status).toBe(405);
@@ -339,7 +486,8 @@ describe('merges obey branch protection', () => {
     expect(second.body.message).not.toContain('approvals');
     expect(second.body.message).toContain('ci/build');
 
-    const status = (state: string, context: string) => server.api('POST', `${R}/statuses/${pr.head}`, { token: bobToken, body: { state, context } });
+    const status = (state: string, context: string) =>
+      server.api('POST', `${R}/statuses/${pr.head}`, { token: bobToken, body: { state, context } });
     expect((await status('pending', 'ci/build')).status).toBe(201);
     expect((await status('success', 'ci/other')).status).toBe(201);
     expect((await merge(pr.index, carolToken)).status).toBe(405);
@@ -355,7 +503,14 @@ describe('merges obey branch protection', () => {
     expect((await review(pr.index, aliceToken, { event: 'APPROVED' })).status).toBe(200);
     const rejection = await review(pr.index, carolToken, { event: 'REQUEST_CHANGES', body: 'please fix' });
     expect((await merge(pr.index, carolToken)).body.message).toContain('requested changes');
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/reviews/${rejection.body.id}/dismissals`, { token: aliceToken, body: { message: 'fixed' } })).status).toBe(200);
+    expect(
+      (
+        await server.api('POST', `${R}/pulls/${pr.index}/reviews/${rejection.body.id}/dismissals`, {
+          token: aliceToken,
+          body: { message: 'fixed' },
+        })
+      ).status,
+    ).toBe(200);
 
     // A new commit makes alice's approval stale.
     const newHead = await branch('rejected', 'rejected', { 'x.txt': 'x2\n' });
@@ -377,7 +532,10 @@ describe('merges obey branch protection', () => {
   test('an open official review request blocks until the reviewer answers; an outdated head blocks when asked to', async () => {
     expect((await rule({ block_on_official_review_requests: true, block_on_outdated_branch: true })).status).toBe(201);
     const pr = await openPull('asked', { 'q.txt': 'q\n' });
-    expect((await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['carol'] } })).status).toBe(201);
+    expect(
+      (await server.api('POST', `${R}/pulls/${pr.index}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['carol'] } }))
+        .status,
+    ).toBe(201);
     expect((await merge(pr.index, aliceToken)).body.message).toContain('official review requests');
     expect((await review(pr.index, carolToken, { event: 'COMMENT', body: 'fine' })).status).toBe(200);
     // Meanwhile main moved on (another pull request merged): the head is behind the base.

@@ -29,9 +29,14 @@ beforeAll(async () => {
     mutations.push({ kind: m.kind, issueId: m.issueId });
     return m;
   });
-  expect((await server.api('POST', '/user/repos', { token, body: { name: 'twins', auto_init: true, default_branch: 'main' } })).status).toBe(201);
+  expect(
+    (await server.api('POST', '/user/repos', { token, body: { name: 'twins', auto_init: true, default_branch: 'main' } })).status,
+  ).toBe(201);
   expect((await server.api('PUT', `${R}/collaborators/bob`, { token, body: { permission: 'write' } })).status).toBe(204);
-  expect((await server.api('POST', `${R}/contents/f.txt`, { token, body: { content: content('f\n'), message: 'add f', new_branch: 'feature' } })).status).toBe(201);
+  expect(
+    (await server.api('POST', `${R}/contents/f.txt`, { token, body: { content: content('f\n'), message: 'add f', new_branch: 'feature' } }))
+      .status,
+  ).toBe(201);
 }, 60000);
 afterAll(async () => {
   await server.close();
@@ -47,7 +52,8 @@ async function timelineTypes(index: number): Promise<string[]> {
 
 /** Events of an item, with the pull_request prefix folded into the issue's names. */
 function eventsOf(number: number): string[] {
-  return events.filter((e) => (e.payload as { number?: number }).number === number)
+  return events
+    .filter((e) => (e.payload as { number?: number }).number === number)
     .map((e) => `${e.event.replace(/^pull_request$/, 'issues').replace(/^pull_request_/, 'issue_')}:${e.action}`);
 }
 
@@ -87,7 +93,10 @@ test('a pull request and an issue edited alike record the same timeline, mutatio
     { state: 'closed' },
     { state: 'open' },
   ];
-  for (const [n, path] of [[iNum, 'issues'], [pNum, 'pulls']] as const) {
+  for (const [n, path] of [
+    [iNum, 'issues'],
+    [pNum, 'pulls'],
+  ] as const) {
     for (const body of edits) {
       const res = await server.api('PATCH', `${R}/${path}/${n}`, { token, body });
       expect(res.status).toBe(201);
@@ -103,8 +112,23 @@ test('a pull request and an issue edited alike record the same timeline, mutatio
   const issueTimeline = await timelineTypes(iNum);
   const pullTimeline = await timelineTypes(pNum);
   expect(issueTimeline).toEqual([
-    'label', 'label', 'milestone', 'assignees', 'change_title', 'milestone', 'assignees', 'assignees', 'added_deadline', 'modified_deadline',
-    'removed_deadline', 'close', 'reopen', 'label', 'label', 'label', 'label',
+    'label',
+    'label',
+    'milestone',
+    'assignees',
+    'change_title',
+    'milestone',
+    'assignees',
+    'assignees',
+    'added_deadline',
+    'modified_deadline',
+    'removed_deadline',
+    'close',
+    'reopen',
+    'label',
+    'label',
+    'label',
+    'label',
   ]);
   expect(pullTimeline).toEqual(issueTimeline);
 
@@ -121,7 +145,9 @@ test('a pull request and an issue edited alike record the same timeline, mutatio
   expect(eventsOf(iNum).slice(0, 2)).toEqual(['issues:opened', 'issue_assign:assigned']);
   const pullAssign = events.filter((e) => e.event === 'pull_request_assign');
   expect(pullAssign.map((e) => [e.action, (e.payload as { assignee_id?: number }).assignee_id])).toEqual([
-    ['assigned', alice.id], ['assigned', bob.id], ['unassigned', alice.id],
+    ['assigned', alice.id],
+    ['assigned', bob.id],
+    ['unassigned', alice.id],
   ]);
   expect(events.filter((e) => e.event === 'pull_request_label').map((e) => e.action)).toEqual(['label_updated']);
 });

@@ -63,7 +63,10 @@ beforeAll(async () => {
   server.kernel.hooks.webhook.emit.tapPromise('pulls-test', async (e: ForgeEvent) => {
     events.push(e);
   });
-  expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'proj', auto_init: true, default_branch: 'main' } })).status).toBe(201);
+  expect(
+    (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'proj', auto_init: true, default_branch: 'main' } }))
+      .status,
+  ).toBe(201);
   sandbox = gitSandbox();
   dir = path.join(sandbox.dir, 'alice');
   await git(['clone', '-q', cloneUrl(server.url, 'alice/proj.git', 'alice', aliceToken), dir], sandbox.dir);
@@ -81,8 +84,15 @@ describe('create, get, list, edit', () => {
     expect(res.status).toBe(201);
     const pr = res.body;
     expect(pr).toMatchObject({
-      number: 1, title: 'Add a and b', body: 'body of Add a and b', state: 'open', merged: false, mergeable: true,
-      head: { ref: 'feature', label: 'feature', sha: head }, base: { ref: 'main', label: 'main' }, allow_maintainer_edit: false,
+      number: 1,
+      title: 'Add a and b',
+      body: 'body of Add a and b',
+      state: 'open',
+      merged: false,
+      mergeable: true,
+      head: { ref: 'feature', label: 'feature', sha: head },
+      base: { ref: 'main', label: 'main' },
+      allow_maintainer_edit: false,
       requested_reviewers: [],
     });
     expect(pr.base.repo.full_name).toBe('alice/proj');
@@ -146,13 +156,19 @@ describe('create, get, list, edit', () => {
     expect(commits.headers.get('x-total-count')).toBe('2');
     const files = await server.api('GET', `${P}/pulls/1/files`);
     expect(files.status).toBe(200);
-    expect(files.body.map((f: any) => [f.filename, f.status, f.additions])).toEqual([['a.txt', 'added', 1], ['b.txt', 'added', 1]]);
+    expect(files.body.map((f: any) => [f.filename, f.status, f.additions])).toEqual([
+      ['a.txt', 'added', 1],
+      ['b.txt', 'added', 1],
+    ]);
     expect(files.headers.get('x-total-count')).toBe('2');
     expect(files.headers.get('link')).toBeNull();
   });
 
   test('edit: title, body, empty assignees, allow_maintainer_edit, close and reopen', async () => {
-    const edited = await server.api('PATCH', `${P}/pulls/1`, { token: aliceToken, body: { title: 'Renamed', assignees: [], allow_maintainer_edit: true } });
+    const edited = await server.api('PATCH', `${P}/pulls/1`, {
+      token: aliceToken,
+      body: { title: 'Renamed', assignees: [], allow_maintainer_edit: true },
+    });
     expect(edited.status).toBe(201);
     expect(edited.body).toMatchObject({ title: 'Renamed', allow_maintainer_edit: true });
     const ev = events.filter((e) => e.action === 'edited').pop();
@@ -180,7 +196,10 @@ describe('create, get, list, edit', () => {
     expect((await server.api('GET', `${P}/pulls?labels=${label.body.id}`)).body.map((p: any) => p.number)).toEqual([1]);
     // A label of another repository is refused, as on issues.
     expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'elsewhere' } })).status).toBe(201);
-    const foreign = await server.api('POST', '/repos/alice/elsewhere/labels', { token: aliceToken, body: { name: 'foreign', color: '#000000' } });
+    const foreign = await server.api('POST', '/repos/alice/elsewhere/labels', {
+      token: aliceToken,
+      body: { name: 'foreign', color: '#000000' },
+    });
     const refused = await server.api('PATCH', `${P}/pulls/1`, { token: aliceToken, body: { labels: [foreign.body.id] } });
     expect([refused.status, refused.body.message]).toEqual([422, `label does not exist in this repository [id: ${foreign.body.id}]`]);
     // bob (a reader) may not edit someone else's pull request
@@ -210,7 +229,10 @@ describe('create, get, list, edit', () => {
   test('a pull request body that names an issue leaves a pull_ref on it', async () => {
     const issue = await server.api('POST', `${P}/issues`, { token: aliceToken, body: { title: 'to be fixed' } });
     await branch('fixer', 'origin/main', [{ 'fix.txt': 'fix\n' }]);
-    const res = await server.api('POST', `${P}/pulls`, { token: aliceToken, body: { head: 'fixer', base: 'main', title: 'A fix', body: `fixes #${issue.body.number}` } });
+    const res = await server.api('POST', `${P}/pulls`, {
+      token: aliceToken,
+      body: { head: 'fixer', base: 'main', title: 'A fix', body: `fixes #${issue.body.number}` },
+    });
     expect(res.status).toBe(201);
     const timeline = await server.api('GET', `${P}/issues/${issue.body.number}/timeline`);
     expect(timeline.body.map((c: { type: string }) => c.type)).toEqual(['pull_ref']);
@@ -314,7 +336,10 @@ describe('merging', () => {
 
   test('fast-forward-only refuses a diverged branch and fast-forwards otherwise', async () => {
     const diverged = await divergedPull('s-ff1', [{ 'ff1.txt': '1\n' }]);
-    const refused = await server.api('POST', `${P}/pulls/${diverged.index}/merge`, { token: aliceToken, body: { Do: 'fast-forward-only' } });
+    const refused = await server.api('POST', `${P}/pulls/${diverged.index}/merge`, {
+      token: aliceToken,
+      body: { Do: 'fast-forward-only' },
+    });
     expect(refused.status).toBe(405);
     expect((await server.api('PATCH', `${P}/pulls/${diverged.index}`, { token: aliceToken, body: { state: 'closed' } })).status).toBe(201);
     await git(['fetch', '-q', 'origin']);
@@ -330,8 +355,17 @@ describe('merging', () => {
     await branch('s-na', 'origin/main', [{ 'na.txt': '1\n' }]);
     const pr = await createPull('s-na');
     expect((await server.api('PATCH', P, { token: aliceToken, body: { allow_squash_merge: false } })).status).toBe(200);
-    expect((await server.api('POST', `${P}/pulls/${pr.body.number}/merge`, { token: aliceToken, body: { Do: 'squash' } })).status).toBe(405);
-    expect((await server.api('POST', `${P}/pulls/${pr.body.number}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: '0'.repeat(40) } })).status).toBe(405);
+    expect((await server.api('POST', `${P}/pulls/${pr.body.number}/merge`, { token: aliceToken, body: { Do: 'squash' } })).status).toBe(
+      405,
+    );
+    expect(
+      (
+        await server.api('POST', `${P}/pulls/${pr.body.number}/merge`, {
+          token: aliceToken,
+          body: { Do: 'manually-merged', MergeCommitID: '0'.repeat(40) },
+        })
+      ).status,
+    ).toBe(405);
     expect((await server.api('PATCH', P, { token: aliceToken, body: { allow_squash_merge: true } })).status).toBe(200);
   });
 
@@ -340,12 +374,21 @@ describe('merging', () => {
     const head = await branch('manual', 'origin/main', [{ 'manual.txt': 'm\n' }]);
     const pr = await createPull('manual');
     const n = pr.body.number;
-    expect((await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: head } })).status).toBe(405);
+    expect(
+      (await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: head } }))
+        .status,
+    ).toBe(405);
     expect((await server.api('PATCH', P, { token: aliceToken, body: { allow_manual_merge: true } })).status).toBe(200);
     // not on main yet: 422
-    expect((await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: head } })).status).toBe(422);
+    expect(
+      (await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: head } }))
+        .status,
+    ).toBe(422);
     await git(['push', '-q', 'origin', `${head}:refs/heads/main`]);
-    const res = await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'manually-merged', MergeCommitID: head } });
+    const res = await server.api('POST', `${P}/pulls/${n}/merge`, {
+      token: aliceToken,
+      body: { Do: 'manually-merged', MergeCommitID: head },
+    });
     expect(res.status).toBe(200);
     expect((await server.api('GET', `${P}/pulls/${n}`)).body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: head });
     expect(await fetchMain()).toBe(head);
@@ -376,7 +419,12 @@ describe('merging', () => {
 
   test('the merge template: first line is the title, the rest the description', async () => {
     await git(['fetch', '-q', 'origin']);
-    await branch('tpl', 'origin/main', [{ '.gitea/default_merge_message/MERGE_TEMPLATE.md': 'Merge #${PullRequestIndex}: ${PullRequestTitle}\n\nFrom ${HeadBranch} into ${BaseBranch}.\nSecond line.\n' }]);
+    await branch('tpl', 'origin/main', [
+      {
+        '.gitea/default_merge_message/MERGE_TEMPLATE.md':
+          'Merge #${PullRequestIndex}: ${PullRequestTitle}\n\nFrom ${HeadBranch} into ${BaseBranch}.\nSecond line.\n',
+      },
+    ]);
     await git(['push', '-q', 'origin', 'tpl:main']);
     await branch('tpl-user', 'origin/main', [{ 'tpl-user.txt': 'x\n' }]);
     await git(['fetch', '-q', 'origin']);
@@ -389,7 +437,14 @@ describe('merging', () => {
     // MergeTitleField / MergeMessageField win over the template
     await branch('tpl-user2', 'origin/main', [{ 'tpl-user2.txt': 'x\n' }]);
     const pr2 = await createPull('tpl-user2', 'Templated 2');
-    expect((await server.api('POST', `${P}/pulls/${pr2.body.number}/merge`, { token: aliceToken, body: { Do: 'merge', MergeTitleField: 'Own title', MergeMessageField: 'Own body' } })).status).toBe(200);
+    expect(
+      (
+        await server.api('POST', `${P}/pulls/${pr2.body.number}/merge`, {
+          token: aliceToken,
+          body: { Do: 'merge', MergeTitleField: 'Own title', MergeMessageField: 'Own body' },
+        })
+      ).status,
+    ).toBe(200);
     const main2 = await fetchMain();
     expect(await git(['log', '-1', '--format=%s%n%b', main2])).toBe('Own title\nOwn body');
   });
@@ -399,9 +454,19 @@ describe('merging', () => {
     const head = await branch('guard', 'origin/main', [{ 'guard.txt': 'g\n' }]);
     const pr = await createPull('guard');
     const n = pr.body.number;
-    expect((await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'merge', head_commit_id: 'f'.repeat(40) } })).status).toBe(409);
+    expect(
+      (await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'merge', head_commit_id: 'f'.repeat(40) } }))
+        .status,
+    ).toBe(409);
     expect((await server.api('POST', `${P}/pulls/${n}/merge`, { token: bobToken, body: { Do: 'merge' } })).status).toBe(403);
-    expect((await server.api('POST', `${P}/pulls/${n}/merge`, { token: aliceToken, body: { Do: 'merge', head_commit_id: head, delete_branch_after_merge: true } })).status).toBe(200);
+    expect(
+      (
+        await server.api('POST', `${P}/pulls/${n}/merge`, {
+          token: aliceToken,
+          body: { Do: 'merge', head_commit_id: head, delete_branch_after_merge: true },
+        })
+      ).status,
+    ).toBe(200);
     expect((await server.api('GET', `${P}/branches/guard`)).status).toBe(404);
   });
 

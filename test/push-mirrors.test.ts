@@ -26,7 +26,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function refsOf(url: string): Promise<string[]> {
   const res = await sandbox.git(['ls-remote', '--heads', '--tags', url]);
   if (res.status !== 0) throw new Error(`ls-remote failed: ${res.stderr}`);
-  return res.stdout.trim().split('\n').filter(Boolean).map((l) => l.replace('\t', ' ')).sort();
+  return res.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.replace('\t', ' '))
+    .sort();
 }
 
 /** Wait until `check` holds (the worker runs in the background). */
@@ -82,7 +87,9 @@ beforeAll(async () => {
     expect((await source.api('POST', '/user/repos', { token: aliceToken, body: { name } })).status).toBe(201);
   }
   expect((await source.api('POST', '/user/repos', { token: aliceToken, body: { name: 'hidden', private: true } })).status).toBe(201);
-  expect((await source.api('PUT', '/repos/alice/perm/collaborators/bob', { token: aliceToken, body: { permission: 'write' } })).status).toBe(204);
+  expect(
+    (await source.api('PUT', '/repos/alice/perm/collaborators/bob', { token: aliceToken, body: { permission: 'write' } })).status,
+  ).toBe(204);
   sandbox = gitSandbox();
 });
 
@@ -95,12 +102,20 @@ afterAll(async () => {
 describe('adding, listing and removing push mirrors', () => {
   test('create answers the mirror without credentials; list, get and delete by remote name', async () => {
     const res = await addMirror('perm', {
-      remote_address: 'http://someone:url-secret@127.0.0.1:9/x/y.git', remote_username: 'mirror-bot', remote_password: 'p4ss-w0rd-secret',
-      interval: '1h30m', sync_on_commit: true,
+      remote_address: 'http://someone:url-secret@127.0.0.1:9/x/y.git',
+      remote_username: 'mirror-bot',
+      remote_password: 'p4ss-w0rd-secret',
+      interval: '1h30m',
+      sync_on_commit: true,
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      repo_name: 'perm', remote_address: 'http://127.0.0.1:9/x/y.git', interval: '1h30m0s', sync_on_commit: true, last_error: '', last_update: '',
+      repo_name: 'perm',
+      remote_address: 'http://127.0.0.1:9/x/y.git',
+      interval: '1h30m0s',
+      sync_on_commit: true,
+      last_error: '',
+      last_update: '',
     });
     expect(res.body.remote_name).toMatch(/^remote_mirror_[A-Za-z0-9]{10}$/);
     expect(Date.parse(res.body.created)).toBeGreaterThan(Date.now() - 60000);
@@ -151,7 +166,15 @@ describe('adding, listing and removing push mirrors', () => {
 
   test('file://, local paths and other schemes are refused on every server; loopback needs ALLOW_LOCALNETWORKS', async () => {
     const repoDir = path.join(source.dataDir, 'repositories', 'alice', 'code.git');
-    for (const remote_address of [`file://${repoDir}`, repoDir, '../code.git', 'ext::sh -c touch% /tmp/pwned', `git://127.0.0.1/x.git`, 'ssh://git@127.0.0.1/x.git', 'git@127.0.0.1:x.git']) {
+    for (const remote_address of [
+      `file://${repoDir}`,
+      repoDir,
+      '../code.git',
+      'ext::sh -c touch% /tmp/pwned',
+      `git://127.0.0.1/x.git`,
+      'ssh://git@127.0.0.1/x.git',
+      'git@127.0.0.1:x.git',
+    ]) {
       const res = await addMirror('perm', { remote_address, interval: '0' });
       expect(res.status).toBe(422);
       expect(typeof res.body.message).toBe('string');
@@ -161,7 +184,10 @@ describe('adding, listing and removing push mirrors', () => {
     const carolToken = await target.token(carol, ['write:repository']);
     expect((await target.api('POST', '/user/repos', { token: carolToken, body: { name: 'src' } })).status).toBe(201);
     for (const remote_address of [targetUrl('anything'), 'http://localhost:1/x.git', 'http://10.1.2.3/x.git', 'http://[::1]:1/x.git']) {
-      const refused = await target.api('POST', '/repos/carol/src/push_mirrors', { token: carolToken, body: { remote_address, interval: '0' } });
+      const refused = await target.api('POST', '/repos/carol/src/push_mirrors', {
+        token: carolToken,
+        body: { remote_address, interval: '0' },
+      });
       expect(refused.status).toBe(422);
       expect(refused.body.message).toMatch(/ALLOW_LOCALNETWORKS/);
     }
@@ -187,7 +213,11 @@ describe('mirroring to a second Hearth', () => {
   test('sync_on_commit: a push to the source reaches the target with every branch and tag', async () => {
     await targetRepo('code-mirror');
     const res = await addMirror('code', {
-      remote_address: targetUrl('code-mirror'), remote_username: ADMIN.name, remote_password: targetToken, sync_on_commit: true, interval: '0',
+      remote_address: targetUrl('code-mirror'),
+      remote_username: ADMIN.name,
+      remote_password: targetToken,
+      sync_on_commit: true,
+      interval: '0',
     });
     expect(res.status).toBe(200);
     expect(res.body.remote_address).toBe(targetUrl('code-mirror'));
@@ -198,16 +228,33 @@ describe('mirroring to a second Hearth', () => {
     expect((await sandbox.git(['push', sourceUrl('code'), '--tags'], work)).status).toBe(0);
 
     const expected = await refsOf(sourceUrl('code'));
-    expect(expected.map((l) => l.split(' ')[1]).sort()).toEqual(['refs/heads/feature', 'refs/heads/main', 'refs/tags/v1', 'refs/tags/v2', 'refs/tags/v2^{}']);
-    await eventually('the target to match the source', () => refsOf(targetAuthUrl('code-mirror')), (refs) => refs.join() === expected.join());
+    expect(expected.map((l) => l.split(' ')[1]).sort()).toEqual([
+      'refs/heads/feature',
+      'refs/heads/main',
+      'refs/tags/v1',
+      'refs/tags/v2',
+      'refs/tags/v2^{}',
+    ]);
+    await eventually(
+      'the target to match the source',
+      () => refsOf(targetAuthUrl('code-mirror')),
+      (refs) => refs.join() === expected.join(),
+    );
 
-    const mirror = await eventually('last_update', async () => (await source.api('GET', `/repos/alice/code/push_mirrors/${res.body.remote_name}`, { token: aliceToken })).body,
-      (m: any) => m.last_update !== '');
+    const mirror = await eventually(
+      'last_update',
+      async () => (await source.api('GET', `/repos/alice/code/push_mirrors/${res.body.remote_name}`, { token: aliceToken })).body,
+      (m: any) => m.last_update !== '',
+    );
     expect(mirror.last_error).toBe('');
 
     // A deleted branch goes from the mirror too (--mirror prunes).
     expect((await sandbox.git(['push', sourceUrl('code'), '--delete', 'feature'], work)).status).toBe(0);
-    await eventually('the branch deletion to be mirrored', () => refsOf(targetAuthUrl('code-mirror')), (refs) => !refs.some((l) => l.endsWith('refs/heads/feature')));
+    await eventually(
+      'the branch deletion to be mirrored',
+      () => refsOf(targetAuthUrl('code-mirror')),
+      (refs) => !refs.some((l) => l.endsWith('refs/heads/feature')),
+    );
   });
 
   test('a manual push_mirrors-sync pushes a mirror without sync_on_commit', async () => {
@@ -224,7 +271,11 @@ describe('mirroring to a second Hearth', () => {
     expect(sync.status).toBe(200);
     const expected = await refsOf(sourceUrl('manual'));
     expect(expected).toHaveLength(5);
-    await eventually('the manual sync', () => refsOf(targetAuthUrl('manual-mirror')), (refs) => refs.join() === expected.join());
+    await eventually(
+      'the manual sync',
+      () => refsOf(targetAuthUrl('manual-mirror')),
+      (refs) => refs.join() === expected.join(),
+    );
     const row = await source.kernel.db('push_mirror').where({ remote_name: res.body.remote_name }).first();
     expect(JSON.stringify(row)).not.toContain(targetToken);
 
@@ -239,7 +290,11 @@ describe('mirroring to a second Hearth', () => {
     expect((await sandbox.git(['push', sourceUrl('manual-renamed'), 'main'], work)).status).toBe(0);
     expect((await source.api('POST', '/repos/alice/manual-renamed/push_mirrors-sync', { token: aliceToken })).status).toBe(200);
     const head = (await sandbox.git(['rev-parse', 'HEAD'], work)).stdout.trim();
-    await eventually('the sync after the rename', () => refsOf(targetAuthUrl('manual-mirror')), (refs) => refs.includes(`${head} refs/heads/main`));
+    await eventually(
+      'the sync after the rename',
+      () => refsOf(targetAuthUrl('manual-mirror')),
+      (refs) => refs.includes(`${head} refs/heads/main`),
+    );
   });
 
   test('an unreachable or refusing mirror records last_error and the server stays healthy', async () => {
@@ -248,11 +303,19 @@ describe('mirroring to a second Hearth', () => {
     const closed = await addMirror('broken', { remote_address: 'http://127.0.0.1:1/nowhere.git', interval: '0' });
     // Wrong credentials: the target refuses the push.
     await targetRepo('broken-mirror');
-    const denied = await addMirror('broken', { remote_address: targetUrl('broken-mirror'), remote_username: ADMIN.name, remote_password: 'not-the-password', interval: '0' });
+    const denied = await addMirror('broken', {
+      remote_address: targetUrl('broken-mirror'),
+      remote_username: ADMIN.name,
+      remote_password: 'not-the-password',
+      interval: '0',
+    });
     expect((await source.api('POST', '/repos/alice/broken/push_mirrors-sync', { token: aliceToken })).status).toBe(200);
     for (const m of [closed.body, denied.body]) {
-      const after = await eventually('last_error', async () => (await source.api('GET', `/repos/alice/broken/push_mirrors/${m.remote_name}`, { token: aliceToken })).body,
-        (x: any) => x.last_error !== '');
+      const after = await eventually(
+        'last_error',
+        async () => (await source.api('GET', `/repos/alice/broken/push_mirrors/${m.remote_name}`, { token: aliceToken })).body,
+        (x: any) => x.last_error !== '',
+      );
       expect(after.last_error).toMatch(/git push \(mirror\) failed/);
       expect(after.last_error).not.toContain('not-the-password');
       expect(after.last_update).not.toBe('');
@@ -264,8 +327,11 @@ describe('mirroring to a second Hearth', () => {
     try {
       await source.kernel.db('push_mirror').where({ remote_name: closed.body.remote_name }).update({ last_error: '' });
       expect((await source.api('POST', '/repos/alice/broken/push_mirrors-sync', { token: aliceToken })).status).toBe(200);
-      const refused = await eventually('the refusal', async () => (await source.api('GET', `/repos/alice/broken/push_mirrors/${closed.body.remote_name}`, { token: aliceToken })).body,
-        (x: any) => x.last_error !== '');
+      const refused = await eventually(
+        'the refusal',
+        async () => (await source.api('GET', `/repos/alice/broken/push_mirrors/${closed.body.remote_name}`, { token: aliceToken })).body,
+        (x: any) => x.last_error !== '',
+      );
       expect(refused.last_error).toMatch(/ALLOW_LOCALNETWORKS/);
     } finally {
       source.kernel.config.migrations.ALLOW_LOCALNETWORKS = true;
@@ -284,7 +350,14 @@ describe('mirroring to a second Hearth', () => {
     const dave = await source.user('dave');
     const daveToken = await source.token(dave, ['write:repository']);
     expect((await source.api('POST', '/user/repos', { token: daveToken, body: { name: 'kept' } })).status).toBe(201);
-    expect((await source.api('POST', '/repos/dave/kept/push_mirrors', { token: daveToken, body: { remote_address: 'http://127.0.0.1:9/x.git', interval: '0' } })).status).toBe(200);
+    expect(
+      (
+        await source.api('POST', '/repos/dave/kept/push_mirrors', {
+          token: daveToken,
+          body: { remote_address: 'http://127.0.0.1:9/x.git', interval: '0' },
+        })
+      ).status,
+    ).toBe(200);
     const kept = await source.kernel.db('repositories').where({ owner_id: dave.id }).first();
     expect((await source.api('DELETE', '/admin/users/dave', { basic: [ADMIN.name, ADMIN.password] })).status).toBe(422);
     expect(await source.kernel.db('push_mirror').where({ repo_id: kept.id })).toHaveLength(1);
@@ -301,12 +374,15 @@ describe('restart', () => {
     const k = await Hearth.create({
       config: {
         env: {},
-        overrides: deepMerge({
-          server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
-          database: { URL: database.url },
-          log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-          security: { SCRYPT_COST: 1024 },
-        }, { migrations: { ALLOW_LOCALNETWORKS: true } }),
+        overrides: deepMerge(
+          {
+            server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
+            database: { URL: database.url },
+            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+            security: { SCRYPT_COST: 1024 },
+          },
+          { migrations: { ALLOW_LOCALNETWORKS: true } },
+        ),
       },
       env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
     });
@@ -328,7 +404,11 @@ describe('restart', () => {
     const first = await start(true);
     const call = async (url: string, method: string, p: string, body?: unknown) => {
       const res = await fetch(new URL(`api/v1${p}`, url), {
-        method, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`, 'Content-Type': 'application/json' },
+        method,
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`,
+          'Content-Type': 'application/json',
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: (await res.json().catch(() => null)) as any };
@@ -336,12 +416,18 @@ describe('restart', () => {
     expect((await call(first.url, 'POST', '/user/repos', { name: 'persist' })).status).toBe(201);
     await targetRepo('persist-mirror');
     const added = await call(first.url, 'POST', `/repos/${ADMIN.name}/persist/push_mirrors`, {
-      remote_address: targetUrl('persist-mirror'), remote_username: ADMIN.name, remote_password: targetToken, interval: '0',
+      remote_address: targetUrl('persist-mirror'),
+      remote_username: ADMIN.name,
+      remote_password: targetToken,
+      interval: '0',
     });
     expect(added.status).toBe(200);
     await targetRepo('persist-periodic');
     const periodic = await call(first.url, 'POST', `/repos/${ADMIN.name}/persist/push_mirrors`, {
-      remote_address: targetUrl('persist-periodic'), remote_username: ADMIN.name, remote_password: targetToken, interval: '10m',
+      remote_address: targetUrl('persist-periodic'),
+      remote_username: ADMIN.name,
+      remote_password: targetToken,
+      interval: '10m',
     });
     expect(periodic.status).toBe(200);
     const work = await seedWorkTree('persist');
@@ -359,18 +445,35 @@ describe('restart', () => {
     // …and a periodic mirror whose interval ran out while the server was down.
     const periodicRow = await second.kernel.db('push_mirror').where({ remote_name: periodic.body.remote_name }).first();
     expect(Number(periodicRow.interval_seconds)).toBe(600);
-    await second.kernel.db('push_mirror').where({ remote_name: periodic.body.remote_name }).update({ next_update_unix: Math.floor(Date.now() / 1000) - 1 });
+    await second.kernel
+      .db('push_mirror')
+      .where({ remote_name: periodic.body.remote_name })
+      .update({ next_update_unix: Math.floor(Date.now() / 1000) - 1 });
     expect(await refsOf(targetAuthUrl('persist-mirror'))).toEqual([]);
     expect(await refsOf(targetAuthUrl('persist-periodic'))).toEqual([]);
     await second.kernel.listen();
-    await eventually('the pending sync after the restart', () => refsOf(targetAuthUrl('persist-mirror')), (refs) => refs.join() === expected.join());
-    const row = await eventually('the finished row', () => second.kernel.db('push_mirror').where({ remote_name: added.body.remote_name }).first(),
-      (r: any) => Number(r.sync_requested) === 0 && Number(r.last_update_unix) > 0);
+    await eventually(
+      'the pending sync after the restart',
+      () => refsOf(targetAuthUrl('persist-mirror')),
+      (refs) => refs.join() === expected.join(),
+    );
+    const row = await eventually(
+      'the finished row',
+      () => second.kernel.db('push_mirror').where({ remote_name: added.body.remote_name }).first(),
+      (r: any) => Number(r.sync_requested) === 0 && Number(r.last_update_unix) > 0,
+    );
     expect(row.last_error).toBe('');
     expect(Number(row.locked_until_unix)).toBe(0);
-    await eventually('the periodic sync after the restart', () => refsOf(targetAuthUrl('persist-periodic')), (refs) => refs.join() === expected.join());
-    const next = await eventually('the next periodic sync to be scheduled', () => second.kernel.db('push_mirror').where({ remote_name: periodic.body.remote_name }).first(),
-      (r: any) => Number(r.last_update_unix) > 0);
+    await eventually(
+      'the periodic sync after the restart',
+      () => refsOf(targetAuthUrl('persist-periodic')),
+      (refs) => refs.join() === expected.join(),
+    );
+    const next = await eventually(
+      'the next periodic sync to be scheduled',
+      () => second.kernel.db('push_mirror').where({ remote_name: periodic.body.remote_name }).first(),
+      (r: any) => Number(r.last_update_unix) > 0,
+    );
     expect(Number(next.next_update_unix) - Number(next.last_update_unix)).toBe(600);
     expect(Number(next.sync_requested)).toBe(0);
   });
@@ -403,7 +506,9 @@ describe('building blocks', () => {
       expect(() => box.open(`v1:${raw.toString('base64')}`, 'row:1')).toThrow(/cannot be decrypted/);
       // The generated key is kept: a second box over the same data directory opens it; another key does not.
       expect(new SecretBox(config, 'test').open(a, 'row:1')).toBe('hunter2');
-      expect(() => new SecretBox({ ...config, security: { SECRET_KEY: 'configured' } }, 'test').open(a, 'row:1')).toThrow(/cannot be decrypted/);
+      expect(() => new SecretBox({ ...config, security: { SECRET_KEY: 'configured' } }, 'test').open(a, 'row:1')).toThrow(
+        /cannot be decrypted/,
+      );
       expect((fs.statSync(path.join(dir, 'secret_key')).mode & 0o777).toString(8)).toBe('600');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,15 @@ async function siteApp(srv: TestServer): Promise<{ url: string; close: () => Pro
   return { url: srv.url, close: async () => undefined };
 }
 
-async function upload(srv: TestServer, apiPath: string, token: string, content: Buffer, filename: string, type = 'text/plain', name?: string) {
+async function upload(
+  srv: TestServer,
+  apiPath: string,
+  token: string,
+  content: Buffer,
+  filename: string,
+  type = 'text/plain',
+  name?: string,
+) {
   const form = new FormData();
   form.append('attachment', new Blob([content], { type }), filename);
   const url = new URL(`api/v1${apiPath}${name ? `?name=${encodeURIComponent(name)}` : ''}`, srv.url);
@@ -62,9 +70,20 @@ describe('releases', () => {
   let stableId: number;
 
   test('creating a release creates its tag from the default branch and answers a Release', async () => {
-    const res = await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'v1.0', name: 'First', body: 'notes' } });
+    const res = await server.api('POST', '/repos/alice/proj/releases', {
+      token: aliceToken,
+      body: { tag_name: 'v1.0', name: 'First', body: 'notes' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ tag_name: 'v1.0', target_commitish: 'main', name: 'First', body: 'notes', draft: false, prerelease: false, assets: [] });
+    expect(res.body).toMatchObject({
+      tag_name: 'v1.0',
+      target_commitish: 'main',
+      name: 'First',
+      body: 'notes',
+      draft: false,
+      prerelease: false,
+      assets: [],
+    });
     expect(res.body.author).toMatchObject({ login: 'alice' });
     expect(res.body.url).toBe(`${server.url}api/v1/repos/alice/proj/releases/${res.body.id}`);
     expect(res.body.html_url).toBe(`${server.url}alice/proj/releases/tag/v1.0`);
@@ -79,16 +98,24 @@ describe('releases', () => {
 
   test('a second release for a tag is 409, an invalid tag name 422, an unknown target 404', async () => {
     expect((await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'v1.0' } })).status).toBe(409);
-    expect((await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'bad..tag' } })).status).toBe(422);
+    expect((await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'bad..tag' } })).status).toBe(
+      422,
+    );
     expect((await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'x' } })).status).toBe(201);
-    const unknown = await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'v9', target_commitish: 'no-such-branch' } });
+    const unknown = await server.api('POST', '/repos/alice/proj/releases', {
+      token: aliceToken,
+      body: { tag_name: 'v9', target_commitish: 'no-such-branch' },
+    });
     expect(unknown.status).toBe(404);
     expect(await lsRemoteTags('alice/proj')).not.toContain('refs/tags/v9');
     expect((await server.api('DELETE', '/repos/alice/proj/releases/tags/x', { token: aliceToken })).status).toBe(204);
   });
 
   test('a release on an existing tag uses it; by-tag lookups work for tags with slashes', async () => {
-    const res = await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'nested/v0.9', prerelease: true } });
+    const res = await server.api('POST', '/repos/alice/proj/releases', {
+      token: aliceToken,
+      body: { tag_name: 'nested/v0.9', prerelease: true },
+    });
     expect(res.status).toBe(201);
     const got = await server.api('GET', '/repos/alice/proj/releases/tags/nested/v0.9');
     expect(got.status).toBe(200);
@@ -97,7 +124,10 @@ describe('releases', () => {
   });
 
   test('drafts: no tag until published, hidden from readers, publishing creates the tag', async () => {
-    const draft = await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'v2.0', draft: true, name: 'Two' } });
+    const draft = await server.api('POST', '/repos/alice/proj/releases', {
+      token: aliceToken,
+      body: { tag_name: 'v2.0', draft: true, name: 'Two' },
+    });
     expect(draft.status).toBe(201);
     expect(draft.body.draft).toBe(true);
     expect(await lsRemoteTags('alice/proj')).not.toContain('refs/tags/v2.0');
@@ -113,7 +143,10 @@ describe('releases', () => {
     // The latest rule skips drafts and pre-releases.
     expect((await server.api('GET', '/repos/alice/proj/releases/latest')).body.id).toBe(stableId);
 
-    const published = await server.api('PATCH', `/repos/alice/proj/releases/${draft.body.id}`, { token: aliceToken, body: { draft: false } });
+    const published = await server.api('PATCH', `/repos/alice/proj/releases/${draft.body.id}`, {
+      token: aliceToken,
+      body: { draft: false },
+    });
     expect(published.status).toBe(200);
     expect(published.body).toMatchObject({ draft: false, name: 'Two', tag_name: 'v2.0' });
     expect(await lsRemoteTags('alice/proj')).toContain('refs/tags/v2.0');
@@ -132,19 +165,30 @@ describe('releases', () => {
   });
 
   test('edit: fields change; moving onto a tag another release has is 409', async () => {
-    const edited = await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { name: 'First!', body: 'more', prerelease: true } });
+    const edited = await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, {
+      token: aliceToken,
+      body: { name: 'First!', body: 'more', prerelease: true },
+    });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ name: 'First!', body: 'more', prerelease: true, tag_name: 'v1.0' });
     expect((await server.api('GET', '/repos/alice/proj/releases/latest')).body.tag_name).toBe('v2.0');
-    expect((await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { tag_name: 'v2.0' } })).status).toBe(409);
-    expect((await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { tag_name: 'bad..' } })).status).toBe(422);
-    expect((await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { prerelease: false } })).status).toBe(200);
+    expect(
+      (await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { tag_name: 'v2.0' } })).status,
+    ).toBe(409);
+    expect(
+      (await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { tag_name: 'bad..' } })).status,
+    ).toBe(422);
+    expect(
+      (await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: aliceToken, body: { prerelease: false } })).status,
+    ).toBe(200);
   });
 
   test('permissions: a read-only token cannot create (403), another user cannot edit or delete (403)', async () => {
     expect((await server.api('POST', '/repos/alice/proj/releases', { token: aliceReadOnly, body: { tag_name: 'ro' } })).status).toBe(403);
     expect((await server.api('POST', '/repos/alice/proj/releases', { token: bobToken, body: { tag_name: 'ro' } })).status).toBe(403);
-    expect((await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: bobToken, body: { name: 'hijack' } })).status).toBe(403);
+    expect(
+      (await server.api('PATCH', `/repos/alice/proj/releases/${stableId}`, { token: bobToken, body: { name: 'hijack' } })).status,
+    ).toBe(403);
     expect((await server.api('DELETE', `/repos/alice/proj/releases/${stableId}`, { token: bobToken })).status).toBe(403);
     expect((await server.api('POST', '/repos/alice/proj/releases', { body: { tag_name: 'anon' } })).status).toBe(401);
     expect((await server.api('GET', `/repos/alice/proj/releases/${stableId}`)).status).toBe(200);
@@ -172,7 +216,9 @@ describe('releases', () => {
     expect((await server.api('GET', `/repos/alice/nounit/releases/${rel.body.id}`, { token: aliceToken })).status).toBe(404);
     expect((await server.api('GET', '/repos/alice/nounit/releases/latest', { token: aliceToken })).status).toBe(404);
     expect((await server.api('POST', '/repos/alice/nounit/releases', { token: aliceToken, body: { tag_name: 'v2' } })).status).toBe(404);
-    expect((await upload(server, `/repos/alice/nounit/releases/${rel.body.id}/assets`, aliceToken, Buffer.from('x'), 'x.txt')).status).toBe(404);
+    expect((await upload(server, `/repos/alice/nounit/releases/${rel.body.id}/assets`, aliceToken, Buffer.from('x'), 'x.txt')).status).toBe(
+      404,
+    );
   });
 });
 
@@ -196,34 +242,58 @@ describe('release attachments', () => {
     expect(list.body.map((a: { id: number }) => a.id)).toEqual([up.body.id]);
     expect((await server.api('GET', `/repos/alice/files/releases/${relId}`)).body.assets).toHaveLength(1);
     expect((await server.api('GET', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`)).body.uuid).toBe(up.body.uuid);
-    const renamed = await server.api('PATCH', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: aliceToken, body: { name: 'release "1".zip' } });
+    const renamed = await server.api('PATCH', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, {
+      token: aliceToken,
+      body: { name: 'release "1".zip' },
+    });
     expect(renamed.status).toBe(201);
     expect(renamed.body.name).toBe('release "1".zip');
-    expect((await server.api('PATCH', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: bobToken, body: { name: 'x' } })).status).toBe(403);
+    expect(
+      (await server.api('PATCH', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: bobToken, body: { name: 'x' } }))
+        .status,
+    ).toBe(403);
 
     const dl = await fetch(`${site.url}attachments/${up.body.uuid}`);
     expect(dl.status).toBe(200);
     expect(dl.headers.get('content-length')).toBe(String(content.length));
     expect(dl.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(dl.headers.get('content-disposition')).toBe(`attachment; filename="release _1_.zip"; filename*=UTF-8''${encodeURIComponent('release "1".zip')}`);
+    expect(dl.headers.get('content-disposition')).toBe(
+      `attachment; filename="release _1_.zip"; filename*=UTF-8''${encodeURIComponent('release "1".zip')}`,
+    );
     expect(sha256(Buffer.from(await dl.arrayBuffer()))).toBe(sha256(content));
     expect((await server.api('GET', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`)).body.download_count).toBe(1);
     expect((await fetch(`${site.url}attachments/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
 
-    expect((await server.api('DELETE', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: aliceToken })).status).toBe(204);
+    expect((await server.api('DELETE', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: aliceToken })).status).toBe(
+      204,
+    );
     expect((await server.api('GET', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`)).status).toBe(404);
     expect((await fetch(`${site.url}attachments/${up.body.uuid}`)).status).toBe(404);
     expect(blobFiles(server.dataDir)).toEqual([]);
   });
 
   test('the name query overrides the file name; a missing attachment field is 400; readers cannot upload', async () => {
-    const up = await upload(server, `/repos/alice/files/releases/${relId}/assets`, aliceToken, Buffer.from('hello'), 'a.txt', 'text/plain', 'notes.txt');
+    const up = await upload(
+      server,
+      `/repos/alice/files/releases/${relId}/assets`,
+      aliceToken,
+      Buffer.from('hello'),
+      'a.txt',
+      'text/plain',
+      'notes.txt',
+    );
     expect(up.body.name).toBe('notes.txt');
     const form = new FormData();
     form.append('other', 'value');
-    const missing = await fetch(new URL(`api/v1/repos/alice/files/releases/${relId}/assets`, server.url), { method: 'POST', headers: { Authorization: `token ${aliceToken}` }, body: form });
+    const missing = await fetch(new URL(`api/v1/repos/alice/files/releases/${relId}/assets`, server.url), {
+      method: 'POST',
+      headers: { Authorization: `token ${aliceToken}` },
+      body: form,
+    });
     expect(missing.status).toBe(400);
-    expect((await upload(server, `/repos/alice/files/releases/${relId}/assets`, aliceReadOnly, Buffer.from('x'), 'x.txt')).status).toBe(403);
+    expect((await upload(server, `/repos/alice/files/releases/${relId}/assets`, aliceReadOnly, Buffer.from('x'), 'x.txt')).status).toBe(
+      403,
+    );
     await server.api('DELETE', `/repos/alice/files/releases/${relId}/assets/${up.body.id}`, { token: aliceToken });
   });
 
@@ -258,7 +328,7 @@ describe('release attachments', () => {
     await server.api('DELETE', `/repos/alice/files/releases/${draft.body.id}`, { token: aliceToken });
   });
 
-  test('a repository\'s releases and attachments are deleted in a transaction; orphaned blobs go after commit', async () => {
+  test("a repository's releases and attachments are deleted in a transaction; orphaned blobs go after commit", async () => {
     await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'doomed', auto_init: true } });
     const rel = await server.api('POST', '/repos/alice/doomed/releases', { token: aliceToken, body: { tag_name: 'v1' } });
     await upload(server, `/repos/alice/doomed/releases/${rel.body.id}/assets`, aliceToken, Buffer.from('doomed bytes'), 'd.txt');

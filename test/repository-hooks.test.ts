@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiError, type RepositoryCreationPlan, type RepositoryDeletingEvent, type RepositoryRenamedEvent, type RepositoryTransferredEvent } from '@hearth/plugin-api';
+import {
+  ApiError,
+  type RepositoryCreationPlan,
+  type RepositoryDeletingEvent,
+  type RepositoryRenamedEvent,
+  type RepositoryTransferredEvent,
+} from '@hearth/plugin-api';
 import { startServer, type TestServer } from './helpers/server';
 
 let server: TestServer;
@@ -20,7 +26,11 @@ const wikiDir = (owner: string, repo: string) => path.join(server.dataDir, 'repo
 async function upload(apiPath: string, content: Buffer, filename: string) {
   const form = new FormData();
   form.append('attachment', new Blob([content], { type: 'text/plain' }), filename);
-  const res = await fetch(new URL(`api/v1${apiPath}`, server.url), { method: 'POST', headers: { Authorization: `token ${aliceToken}` }, body: form });
+  const res = await fetch(new URL(`api/v1${apiPath}`, server.url), {
+    method: 'POST',
+    headers: { Authorization: `token ${aliceToken}` },
+    body: form,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -47,7 +57,7 @@ afterAll(async () => {
 });
 
 describe('repository.creating', () => {
-  test('the issues feature resolves the plan\'s label template into labels; an unknown one is 422 and nothing is created', async () => {
+  test("the issues feature resolves the plan's label template into labels; an unknown one is 422 and nothing is created", async () => {
     const res = await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'labelled', issue_labels: 'Default' } });
     expect(res.status).toBe(201);
     // The issues feature's tap ran first (kernel taps precede ours): the template is resolved into labels.
@@ -58,7 +68,10 @@ describe('repository.creating', () => {
     expect(plan.labels[0].color).toMatch(/^#[0-9a-f]{6}$/);
     expect((await server.kernel.db('label').where('repo_id', res.body.id)).length).toBe(plan.labels.length);
 
-    const bad = await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'unlabelled', issue_labels: 'no-such-template' } });
+    const bad = await server.api('POST', '/user/repos', {
+      token: aliceToken,
+      body: { name: 'unlabelled', issue_labels: 'no-such-template' },
+    });
     expect(bad.status).toBe(422);
     expect(await server.kernel.db('repositories').where('lower_name', 'unlabelled').first()).toBeUndefined();
     expect(fs.existsSync(repoDir('alice', 'unlabelled'))).toBe(false);
@@ -81,23 +94,44 @@ describe('repository.deleting', () => {
   });
 
   test('deleting a repository removes its issues, pulls, releases with attachments and wiki', async () => {
-    const repo = (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'full', auto_init: true, default_branch: 'main', issue_labels: 'Default' } })).body;
+    const repo = (
+      await server.api('POST', '/user/repos', {
+        token: aliceToken,
+        body: { name: 'full', auto_init: true, default_branch: 'main', issue_labels: 'Default' },
+      })
+    ).body;
     const db = server.kernel.db;
     expect((await server.api('POST', '/repos/alice/full/issues', { token: aliceToken, body: { title: 'a bug' } })).status).toBe(201);
-    const file = await server.api('POST', '/repos/alice/full/contents/feature.txt', { token: aliceToken, body: { content: b64('feature\n'), new_branch: 'feature' } });
+    const file = await server.api('POST', '/repos/alice/full/contents/feature.txt', {
+      token: aliceToken,
+      body: { content: b64('feature\n'), new_branch: 'feature' },
+    });
     expect(file.status).toBe(201);
-    const pull = await server.api('POST', '/repos/alice/full/pulls', { token: aliceToken, body: { head: 'feature', base: 'main', title: 'a feature' } });
+    const pull = await server.api('POST', '/repos/alice/full/pulls', {
+      token: aliceToken,
+      body: { head: 'feature', base: 'main', title: 'a feature' },
+    });
     expect(pull.status).toBe(201);
     const rel = await server.api('POST', '/repos/alice/full/releases', { token: aliceToken, body: { tag_name: 'v1' } });
     expect(rel.status).toBe(201);
-    const asset = await upload(`/repos/alice/full/releases/${rel.body.id}/assets`, Buffer.from('unique attachment bytes for the hooks test'), 'notes.txt');
+    const asset = await upload(
+      `/repos/alice/full/releases/${rel.body.id}/assets`,
+      Buffer.from('unique attachment bytes for the hooks test'),
+      'notes.txt',
+    );
     expect(asset.status).toBe(201);
     const sha = (await db('attachment').where('repo_id', repo.id).first('hash_sha256')).hash_sha256 as string;
-    const page = await server.api('POST', '/repos/alice/full/wiki/new', { token: aliceToken, body: { title: 'Home', content_base64: b64('# Home') } });
+    const page = await server.api('POST', '/repos/alice/full/wiki/new', {
+      token: aliceToken,
+      body: { title: 'Home', content_base64: b64('# Home') },
+    });
     expect(page.status).toBe(201);
     expect(fs.existsSync(wikiDir('alice', 'full'))).toBe(true);
     const blobsRoot = path.join(server.dataDir, 'attachments', 'blobs');
-    const blobCount = () => (fs.existsSync(blobsRoot) ? (fs.readdirSync(blobsRoot, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(blobsRoot, f)).isFile()).length : 0);
+    const blobCount = () =>
+      fs.existsSync(blobsRoot)
+        ? (fs.readdirSync(blobsRoot, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(blobsRoot, f)).isFile()).length
+        : 0;
     expect(blobCount()).toBe(1);
 
     expect((await server.api('DELETE', '/repos/alice/full', { token: aliceToken })).status).toBe(204);
@@ -131,11 +165,17 @@ describe('repository.renamed and repository.transferred', () => {
   });
 
   test('transferring fires repository.transferred and the wiki moves along', async () => {
-    const adminToken = await server.token({ name: 'forge-admin', password: 'admin-password-1' }, ['write:repository', 'write:organization']);
+    const adminToken = await server.token({ name: 'forge-admin', password: 'admin-password-1' }, [
+      'write:repository',
+      'write:organization',
+    ]);
     const org = await server.api('POST', '/orgs', { token: adminToken, body: { username: 'hook-org' } });
     expect(org.status).toBe(201);
     await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'moving', auto_init: true } });
-    await server.api('POST', '/repos/alice/moving/wiki/new', { token: aliceToken, body: { title: 'Home', content_base64: b64('# Moving') } });
+    await server.api('POST', '/repos/alice/moving/wiki/new', {
+      token: aliceToken,
+      body: { title: 'Home', content_base64: b64('# Moving') },
+    });
     const res = await server.api('POST', '/repos/alice/moving/transfer', { token: adminToken, body: { new_owner: 'hook-org' } });
     expect(res.status).toBe(202);
     expect(transferred.at(-1)).toMatchObject({ ownerName: 'hook-org', oldOwnerName: 'alice', name: 'moving', oldOwnerId: alice.id });

@@ -13,10 +13,27 @@ import { waitFor } from './helpers/wait';
 
 let server: TestServer;
 let token: string;
-const ALL_SCOPES = ['delete:admin', 'delete:repository', 'delete:issue', 'delete:organization', 'delete:user', 'delete:package', 'delete:notification', 'delete:misc', 'delete:activitypub'];
+const ALL_SCOPES = [
+  'delete:admin',
+  'delete:repository',
+  'delete:issue',
+  'delete:organization',
+  'delete:user',
+  'delete:package',
+  'delete:notification',
+  'delete:misc',
+  'delete:activitypub',
+];
 
 type Schema = { type?: string; $ref?: string; properties?: Record<string, Schema>; items?: Schema };
-interface Operation { method: string; path: string; operationId: string; scopes: string[] | string | undefined; auth: string; jsonBody?: Schema }
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  scopes: string[] | string | undefined;
+  auth: string;
+  jsonBody?: Schema;
+}
 let operations: Operation[] = [];
 let definitions: Record<string, Schema> = {};
 /** What the server logged (info and above, but no request lines), captured instead of printed. */
@@ -31,17 +48,35 @@ beforeAll(async () => {
   token = await server.token({ name: ADMIN.name, password: ADMIN.password }, ALL_SCOPES);
   const call = (method: string, p: string, body?: unknown) => server.api(method, p, { token, body });
   expect((await call('POST', '/user/repos', { name: 'repo', auto_init: true })).status).toBe(201);
-  expect((await call('POST', `/repos/${ADMIN.name}/repo/branches`, { new_branch_name: 'feature', old_branch_name: 'main' })).status).toBe(201);
+  expect((await call('POST', `/repos/${ADMIN.name}/repo/branches`, { new_branch_name: 'feature', old_branch_name: 'main' })).status).toBe(
+    201,
+  );
   expect((await call('POST', `/repos/${ADMIN.name}/repo/issues`, { title: 'an issue', body: 'text' })).status).toBe(201);
   expect((await call('POST', '/orgs', { username: 'some-org' })).status).toBe(201);
-  type Published = { operationId: string; 'x-hearth-scopes'?: string[] | string; 'x-hearth-auth': string; consumes: string[]; parameters: Array<{ in: string; schema?: Schema }> };
-  const doc = await fetch(new URL('swagger.v1.json', server.url)).then((r) => r.json()) as { paths: Record<string, Record<string, Published>>; definitions: Record<string, Schema> };
+  type Published = {
+    operationId: string;
+    'x-hearth-scopes'?: string[] | string;
+    'x-hearth-auth': string;
+    consumes: string[];
+    parameters: Array<{ in: string; schema?: Schema }>;
+  };
+  const doc = (await fetch(new URL('swagger.v1.json', server.url)).then((r) => r.json())) as {
+    paths: Record<string, Record<string, Published>>;
+    definitions: Record<string, Schema>;
+  };
   definitions = doc.definitions;
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) {
         const body = op.consumes.includes('application/json') ? op.parameters.find((p) => p.in === 'body')?.schema : undefined;
-        operations.push({ method: method.toUpperCase(), path, operationId: op.operationId, scopes: op['x-hearth-scopes'], auth: op['x-hearth-auth'], jsonBody: body });
+        operations.push({
+          method: method.toUpperCase(),
+          path,
+          operationId: op.operationId,
+          scopes: op['x-hearth-scopes'],
+          auth: op['x-hearth-auth'],
+          jsonBody: body,
+        });
       }
     }
   }
@@ -55,24 +90,57 @@ function fill(path: string, odd: string | null): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     if (odd !== null) return encodeURIComponent(odd);
     switch (name) {
-      case 'owner': case 'username': case 'user': case 'sudo': case 'collaborator': case 'template_owner': return ADMIN.name;
-      case 'repo': case 'template_repo': return 'repo';
-      case 'org': return 'some-org';
-      case 'index': case 'id': case 'position': case 'attachment_id': return '1';
-      case 'branch': case 'name': case 'ref': case 'sha': case 'tag': case 'base': case 'head': return 'main';
-      case 'filepath': return 'README.md';
-      case 'pageName': return 'Home';
-      default: return 'x';
+      case 'owner':
+      case 'username':
+      case 'user':
+      case 'sudo':
+      case 'collaborator':
+      case 'template_owner':
+        return ADMIN.name;
+      case 'repo':
+      case 'template_repo':
+        return 'repo';
+      case 'org':
+        return 'some-org';
+      case 'index':
+      case 'id':
+      case 'position':
+      case 'attachment_id':
+        return '1';
+      case 'branch':
+      case 'name':
+      case 'ref':
+      case 'sha':
+      case 'tag':
+      case 'base':
+      case 'head':
+        return 'main';
+      case 'filepath':
+        return 'README.md';
+      case 'pageName':
+        return 'Home';
+      default:
+        return 'x';
     }
   });
 }
 
 const ODD_SEGMENTS = ['0', '-1', '99999999999999999999', '..%2F..%2Fetc', ' leading', 'a'.repeat(300), '%00', 'ünïcödé'];
 const ODD_BODIES: unknown[] = [
-  null, [], 'a string', 12, { unexpected: true }, { name: 123, title: ['x'], body: { nested: true } },
+  null,
+  [],
+  'a string',
+  12,
+  { unexpected: true },
+  { name: 123, title: ['x'], body: { nested: true } },
   { name: '', title: '', tag_name: '', content: 'not base64 !!', state: 'sideways', due_date: 'yesterday', labels: ['x'], assignees: [1] },
 ];
-const ODD_QUERIES = ['?page=-1&limit=0', '?page=abc&limit=99999', '?since=not-a-date&before=%00', '?q=%25%27%22%3B--&type=nonsense&state=nope'];
+const ODD_QUERIES = [
+  '?page=-1&limit=0',
+  '?page=abc&limit=99999',
+  '?since=not-a-date&before=%00',
+  '?q=%25%27%22%3B--&type=nonsense&state=nope',
+];
 
 const LEVELS = 100000;
 const DEEP_ARRAY = '['.repeat(LEVELS) + ']'.repeat(LEVELS);
@@ -84,15 +152,23 @@ function wrongTypes(schema: Schema | undefined): unknown {
   const resolved = resolveRef(schema);
   if (resolved.type === 'array') return { not: 'a list' };
   if (resolved.type && resolved.type !== 'object') return ['not', 'a', resolved.type];
-  return Object.fromEntries(Object.entries(resolved.properties ?? {}).map(([name, property]) => {
-    switch (resolveRef(property).type) {
-      case 'string': return [name, 12345];
-      case 'integer': case 'number': return [name, 'twelve'];
-      case 'boolean': return [name, 'yes'];
-      case 'array': return [name, { not: 'a list' }];
-      default: return [name, ['not', 'an object']];
-    }
-  }));
+  return Object.fromEntries(
+    Object.entries(resolved.properties ?? {}).map(([name, property]) => {
+      switch (resolveRef(property).type) {
+        case 'string':
+          return [name, 12345];
+        case 'integer':
+        case 'number':
+          return [name, 'twelve'];
+        case 'boolean':
+          return [name, 'yes'];
+        case 'array':
+          return [name, { not: 'a list' }];
+        default:
+          return [name, ['not', 'an object']];
+      }
+    }),
+  );
 }
 
 function resolveRef(schema: Schema | undefined): Schema {
@@ -107,14 +183,24 @@ test('hostile JSON bodies — 100,000 levels deep, 100,000 keys wide, wrong type
   for (const op of withBody) {
     const url = new URL(`api/v1${fill(op.path, null)}`, server.url);
     // Operations that take a password only (token creation) are called with one.
-    const authorization = op.auth === 'basic' ? `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` : `token ${token}`;
+    const authorization =
+      op.auth === 'basic' ? `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` : `token ${token}`;
     const send = async (body: string) => {
-      const res = await fetch(url, { method: op.method, headers: { Authorization: authorization, 'Content-Type': 'application/json' }, body });
-      return { status: res.status, body: await res.json().catch(() => null) as Record<string, unknown> | null };
+      const res = await fetch(url, {
+        method: op.method,
+        headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+        body,
+      });
+      return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
     };
-    for (const [name, body] of [['deep array', DEEP_ARRAY], ['deep object', DEEP_OBJECT]]) {
+    for (const [name, body] of [
+      ['deep array', DEEP_ARRAY],
+      ['deep object', DEEP_OBJECT],
+    ]) {
       const res = await send(body);
-      const keys = Object.keys(res.body ?? {}).sort().join();
+      const keys = Object.keys(res.body ?? {})
+        .sort()
+        .join();
       if (res.status !== 400 || keys !== 'message,url' || !/nested far deeper than 64 levels/.test(String(res.body?.message))) {
         wrong.push(`${op.method} ${op.path} ${name} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
@@ -123,14 +209,15 @@ test('hostile JSON bodies — 100,000 levels deep, 100,000 keys wide, wrong type
     const wide = await send(WIDE_OBJECT);
     if (wide.status >= 500) wrong.push(`${op.method} ${op.path} wide object → ${wide.status} ${JSON.stringify(wide.body).slice(0, 200)}`);
     const typed = await send(JSON.stringify(wrongTypes(op.jsonBody)));
-    if (typed.status < 400 || typed.status >= 500) wrong.push(`${op.method} ${op.path} wrong types → ${typed.status} ${JSON.stringify(typed.body).slice(0, 200)}`);
+    if (typed.status < 400 || typed.status >= 500)
+      wrong.push(`${op.method} ${op.path} wrong types → ${typed.status} ${JSON.stringify(typed.body).slice(0, 200)}`);
   }
   expect(wrong).toEqual([]);
   expect(withBody.length).toBeGreaterThan(50);
   expect(logged.slice(errorsBefore).filter((line) => line.level >= 50)).toEqual([]);
 }, 300000);
 
-test('cargo publish metadata nested 100,000 levels deep → 400 in cargo\'s error shape', async () => {
+test("cargo publish metadata nested 100,000 levels deep → 400 in cargo's error shape", async () => {
   const errorsBefore = logged.length;
   const publish = (metadata: string) => {
     const json = Buffer.from(metadata);
@@ -138,18 +225,22 @@ test('cargo publish metadata nested 100,000 levels deep → 400 in cargo\'s erro
     body.writeUInt32LE(json.length, 0);
     json.copy(body, 4);
     body.writeUInt32LE(0, 4 + json.length); // no crate bytes: the metadata is refused first
-    return fetch(new URL(`api/packages/${ADMIN.name}/cargo/api/v1/crates/new`, server.url), { method: 'PUT', headers: { Authorization: token }, body });
+    return fetch(new URL(`api/packages/${ADMIN.name}/cargo/api/v1/crates/new`, server.url), {
+      method: 'PUT',
+      headers: { Authorization: token },
+      body,
+    });
   };
   for (const metadata of [DEEP_ARRAY, DEEP_OBJECT]) {
     const res = await publish(metadata);
     expect(res.status).toBe(400);
-    const body = await res.json() as { errors: Array<{ detail: string }> };
+    const body = (await res.json()) as { errors: Array<{ detail: string }> };
     expect(body.errors[0].detail).toBe('invalid publish metadata: JSON nested far deeper than 64 levels');
   }
   expect(logged.slice(errorsBefore).filter((line) => line.level >= 50)).toEqual([]);
 });
 
-test('git transport: bad pkt-lines and a client hanging up mid-push are the client\'s errors, logged at info', async () => {
+test("git transport: bad pkt-lines and a client hanging up mid-push are the client's errors, logged at info", async () => {
   const before = logged.length;
   const clientErrors = () => logged.slice(before).filter((line) => line.msg === 'git transport ended by a client error');
   const authorization = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
@@ -168,7 +259,9 @@ test('git transport: bad pkt-lines and a client hanging up mid-push are the clie
   pushing.on('error', () => undefined);
   pushing.write(`${pkt(`${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/hung-up\0 report-status\n`)}0000PACK\0\0\0\x02\0\0\0\x05`);
   const objects = path.join(server.dataDir, 'repositories', ADMIN.name.toLowerCase(), 'repo.git', 'objects');
-  await waitFor('the push quarantine', () => fs.readdirSync(objects).some((name) => name.startsWith('tmp_objdir-') || name.startsWith('incoming-')));
+  await waitFor('the push quarantine', () =>
+    fs.readdirSync(objects).some((name) => name.startsWith('tmp_objdir-') || name.startsWith('incoming-')),
+  );
   pushing.destroy();
   await waitFor('the hang-up logged', () => clientErrors().length >= 3);
   expect(logged.slice(before).filter((line) => line.level >= 40)).toEqual([]);
@@ -181,8 +274,13 @@ test('no operation answers 5xx to hostile input', async () => {
     const url = new URL(`api/v1${path}`, server.url);
     const headers: Record<string, string> = { Authorization: `token ${token}` };
     let payload: string | undefined;
-    if (raw !== undefined) { payload = raw; headers['Content-Type'] = 'application/json'; }
-    else if (body !== undefined) { payload = JSON.stringify(body); headers['Content-Type'] = 'application/json'; }
+    if (raw !== undefined) {
+      payload = raw;
+      headers['Content-Type'] = 'application/json';
+    } else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['Content-Type'] = 'application/json';
+    }
     const res = await fetch(url, { method, headers, body: method === 'GET' ? undefined : payload });
     const text = await res.text();
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -195,7 +293,8 @@ test('no operation answers 5xx to hostile input', async () => {
       for (const body of ODD_BODIES) await probe(op.method, real, body);
       await probe(op.method, real, undefined, '{"truncated": ');
     }
-    if (op.path.includes('{')) for (const odd of ODD_SEGMENTS) await probe(op.method, fill(op.path, odd), op.method === 'GET' ? undefined : {});
+    if (op.path.includes('{'))
+      for (const odd of ODD_SEGMENTS) await probe(op.method, fill(op.path, odd), op.method === 'GET' ? undefined : {});
   }
   expect(failures).toEqual([]);
   // It really exercised the API: every operation, and answers of many kinds.
@@ -210,14 +309,23 @@ test('no operation answers 5xx to hostile input', async () => {
 test('every operation that names token categories refuses a token without them (403), before touching its input', async () => {
   // A token that may only read the misc category, and one with every category but read level only.
   const miscOnly = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['read:misc'], 'misc-only');
-  const readAll = await server.token({ name: ADMIN.name, password: ADMIN.password }, ALL_SCOPES.map((s) => s.replace('delete:', 'read:')), 'read-all');
+  const readAll = await server.token(
+    { name: ADMIN.name, password: ADMIN.password },
+    ALL_SCOPES.map((s) => s.replace('delete:', 'read:')),
+    'read-all',
+  );
   const wrong: string[] = [];
   let checked = 0;
   for (const op of operations) {
     const categories = Array.isArray(op.scopes) ? op.scopes : [];
     if (categories.length === 0 || op.auth === 'basic') continue;
     const url = new URL(`api/v1${fill(op.path, null)}`, server.url);
-    const send = (t: string) => fetch(url, { method: op.method, headers: { Authorization: `token ${t}`, 'Content-Type': 'application/json' }, body: op.method === 'GET' ? undefined : '{}' });
+    const send = (t: string) =>
+      fetch(url, {
+        method: op.method,
+        headers: { Authorization: `token ${t}`, 'Content-Type': 'application/json' },
+        body: op.method === 'GET' ? undefined : '{}',
+      });
     if (!categories.includes('misc')) {
       const res = await send(miscOnly);
       checked++;

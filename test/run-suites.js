@@ -25,7 +25,10 @@ function reachable(url) {
   const defaultPort = protocol.startsWith('postgres') ? 5432 : 3306;
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname, port: Number(port) || defaultPort });
-    const done = (ok) => { socket.destroy(); resolve(ok); };
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(2000, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
@@ -33,7 +36,9 @@ function reachable(url) {
 }
 
 async function main() {
-  const chosen = process.env.HEARTH_TEST_DATABASES ? process.env.HEARTH_TEST_DATABASES.split(',').map((s) => s.trim()) : Object.keys(SUITES);
+  const chosen = process.env.HEARTH_TEST_DATABASES
+    ? process.env.HEARTH_TEST_DATABASES.split(',').map((s) => s.trim())
+    : Object.keys(SUITES);
   const extraArgs = process.argv.slice(2);
   fs.mkdirSync(RESULTS, { recursive: true });
   let passed = 0;
@@ -43,7 +48,11 @@ async function main() {
     if (!(name in SUITES)) throw new Error(`unknown database "${name}"; choose from ${Object.keys(SUITES).join(', ')}`);
     const url = SUITES[name];
     if (!(await reachable(url))) {
-      if (process.env.HEARTH_TEST_DATABASES) { failed++; lines.push(`${name}: asked for, but ${url} does not answer`); continue; }
+      if (process.env.HEARTH_TEST_DATABASES) {
+        failed++;
+        lines.push(`${name}: asked for, but ${url} does not answer`);
+        continue;
+      }
       lines.push(`${name}: skipped, ${url} does not answer`);
       continue;
     }
@@ -51,9 +60,15 @@ async function main() {
     const output = path.join(RESULTS, `${name}.json`);
     fs.rmSync(output, { force: true });
     const clientSuitesOnce = name === 'sqlite' ? [] : ['--testPathIgnorePatterns', '\\.client\\.test\\.ts$'];
-    const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...clientSuitesOnce, ...extraArgs], {
-      cwd: ROOT, stdio: 'inherit', env: { ...process.env, HEARTH_TEST_DATABASE_URL: url },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...clientSuitesOnce, ...extraArgs],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+        env: { ...process.env, HEARTH_TEST_DATABASE_URL: url },
+      },
+    );
     if (!fs.existsSync(output)) {
       failed++;
       lines.push(`${name}: jest did not report (exit ${run.status})`);
@@ -64,7 +79,9 @@ async function main() {
     const brokenSuites = report.numRuntimeErrorTestSuites || 0;
     passed += report.numPassedTests;
     failed += report.numFailedTests + brokenSuites;
-    lines.push(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${brokenSuites ? `, ${brokenSuites} suites did not run` : ''}`);
+    lines.push(
+      `${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${brokenSuites ? `, ${brokenSuites} suites did not run` : ''}`,
+    );
   }
   console.log('\n=== summary ===');
   for (const line of lines) console.log(line);

@@ -28,7 +28,9 @@ beforeAll(async () => {
   bobToken = await server.token(bob, ['write:repository']);
   sandbox = gitSandbox();
   expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'ci', auto_init: true } })).status).toBe(201);
-  expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'secret', auto_init: true, private: true } })).status).toBe(201);
+  expect(
+    (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'secret', auto_init: true, private: true } })).status,
+  ).toBe(201);
   const dir = path.join(sandbox.dir, 'ci');
   expect((await sandbox.git(['clone', '-q', cloneUrl(server.url, 'alice/ci.git', 'alice', aliceToken), dir])).status).toBe(0);
   first = (await sandbox.git(['rev-parse', 'HEAD'], dir)).stdout.trim();
@@ -50,7 +52,12 @@ afterAll(async () => {
 
 describe('creating a commit status', () => {
   test('201 with Gitea CommitStatus JSON: index as id, state under "status", the creator', async () => {
-    const res = await post(first, { state: 'pending', target_url: 'https://ci.example.com/1', description: 'building', context: 'ci/build' });
+    const res = await post(first, {
+      state: 'pending',
+      target_url: 'https://ci.example.com/1',
+      description: 'building',
+      context: 'ci/build',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: 1,
@@ -105,8 +112,13 @@ describe('creating a commit status', () => {
     expect(readOnly.body.message).toMatch(/write:repository/);
     expect((await post(first, { state: 'success' }, bobToken)).status).toBe(403);
     expect((await post(first, { state: 'success' }, null)).status).toBe(401);
-    const secretHead = (await server.kernel.db('repo_branches').join('repositories', 'repositories.id', 'repo_branches.repo_id')
-      .where('repositories.lower_name', 'secret').first('commit_id')).commit_id;
+    const secretHead = (
+      await server.kernel
+        .db('repo_branches')
+        .join('repositories', 'repositories.id', 'repo_branches.repo_id')
+        .where('repositories.lower_name', 'secret')
+        .first('commit_id')
+    ).commit_id;
     expect((await post(secretHead, { state: 'success' }, bobToken, 'alice/secret')).status).toBe(404);
     expect((await server.api('GET', `/repos/alice/secret/statuses/${secretHead}`)).status).toBe(404);
     expect((await post(secretHead, { state: 'success' }, aliceToken, 'alice/secret')).status).toBe(201);
@@ -125,7 +137,8 @@ describe('listing and combining', () => {
     expect(res.status).toBe(201);
     sha = (await server.kernel.db('repo_branches').where('repo_id', res.body.id).first('commit_id')).commit_id;
   });
-  const combined = (ref: string, query = '') => server.api('GET', `/repos/alice/combo/commits/${ref}/status${query}`, { token: aliceToken });
+  const combined = (ref: string, query = '') =>
+    server.api('GET', `/repos/alice/combo/commits/${ref}/status${query}`, { token: aliceToken });
   const postCombo = (state: string, context: string) => post(sha, { state, context }, aliceToken, 'alice/combo');
 
   test('no statuses yet: an empty combined status for the resolved commit, state ""', async () => {
@@ -162,10 +175,14 @@ describe('listing and combining', () => {
     expect(res.body.commit_url).toBe(`${server.url}api/v1/repos/alice/combo/git/commits/${sha}`);
     // Newest first, one per context, each the latest of its context.
     expect(res.body.statuses.map((s: { context: string; status: string; id: number }) => [s.context, s.status, s.id])).toEqual([
-      ['ci/docs', 'success', 9], ['ci/lint', 'success', 8], ['CI/build', 'success', 7], ['ci/build', 'success', 3],
+      ['ci/docs', 'success', 9],
+      ['ci/lint', 'success', 8],
+      ['CI/build', 'success', 7],
+      ['ci/build', 'success', 3],
     ]);
     // The same by full id, short id and HEAD.
-    for (const ref of [sha, sha.slice(0, 8), 'HEAD']) expect((await combined(ref)).body).toMatchObject({ sha, state: 'success', total_count: 4 });
+    for (const ref of [sha, sha.slice(0, 8), 'HEAD'])
+      expect((await combined(ref)).body).toMatchObject({ sha, state: 'success', total_count: 4 });
     // Paged: X-Total-Count counts contexts; the state still covers all of them.
     await postCombo('failure', 'ci/zzz');
     const paged = await combined('main', '?limit=2&page=2');
@@ -189,10 +206,21 @@ describe('listing and combining', () => {
     expect(link).toContain('rel="last"');
     const page2 = await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=leastindex&limit=3&page=2`, { token: aliceToken });
     expect(page2.body.map((s: { id: number }) => s.id)).toEqual([4, 5, 6]);
-    expect((await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=highestindex&limit=2`, { token: aliceToken })).body.map((s: { id: number }) => s.id)).toEqual([10, 9]);
-    expect((await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=oldest&limit=2`, { token: aliceToken })).body.map((s: { id: number }) => s.id)).toEqual([1, 2]);
+    expect(
+      (await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=highestindex&limit=2`, { token: aliceToken })).body.map(
+        (s: { id: number }) => s.id,
+      ),
+    ).toEqual([10, 9]);
+    expect(
+      (await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=oldest&limit=2`, { token: aliceToken })).body.map(
+        (s: { id: number }) => s.id,
+      ),
+    ).toEqual([1, 2]);
     const failures = await server.api('GET', `/repos/alice/combo/statuses/${sha}?state=failure`, { token: aliceToken });
-    expect(failures.body.map((s: { id: number; context: string }) => [s.id, s.context])).toEqual([[10, 'ci/zzz'], [5, 'ci/lint']]);
+    expect(failures.body.map((s: { id: number; context: string }) => [s.id, s.context])).toEqual([
+      [10, 'ci/zzz'],
+      [5, 'ci/lint'],
+    ]);
     expect(failures.headers.get('x-total-count')).toBe('2');
     expect((await server.api('GET', `/repos/alice/combo/statuses/${sha}?state=bogus`, { token: aliceToken })).status).toBe(422);
     expect((await server.api('GET', `/repos/alice/combo/statuses/${sha}?sort=bogus`, { token: aliceToken })).status).toBe(422);

@@ -20,7 +20,9 @@ const objects = (): string[] => {
   const root = path.join(s3Dir, 'forge-bucket');
   if (!fs.existsSync(root)) return [];
   // s3rver keeps an object's bytes in `<key>._S3rver_object`.
-  return (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('._S3rver_object')).map((f) => f.slice(0, -'._S3rver_object'.length).split(path.sep).join('/'));
+  return (fs.readdirSync(root, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('._S3rver_object'))
+    .map((f) => f.slice(0, -'._S3rver_object'.length).split(path.sep).join('/'));
 };
 
 beforeAll(async () => {
@@ -30,8 +32,12 @@ beforeAll(async () => {
   s3 = instance;
   server = await startServer({
     storage: {
-      STORAGE_TYPE: 'minio', MINIO_ENDPOINT: `127.0.0.1:${port}`, MINIO_ACCESS_KEY_ID: 'S3RVER', MINIO_SECRET_ACCESS_KEY: 'S3RVER',
-      MINIO_BUCKET: 'forge-bucket', MINIO_BASE_PATH: 'hearth/',
+      STORAGE_TYPE: 'minio',
+      MINIO_ENDPOINT: `127.0.0.1:${port}`,
+      MINIO_ACCESS_KEY_ID: 'S3RVER',
+      MINIO_SECRET_ACCESS_KEY: 'S3RVER',
+      MINIO_BUCKET: 'forge-bucket',
+      MINIO_BASE_PATH: 'hearth/',
     },
   });
   token = await server.token({ name: ADMIN.name, password: ADMIN.password }, ['write:package', 'delete:package', 'write:repository']);
@@ -43,7 +49,8 @@ afterAll(async () => {
   fs.rmSync(s3Dir, { recursive: true, force: true });
 });
 
-const put = (p: string, body: Buffer, auth = token) => fetch(new URL(`api/packages/${p}`, server.url), { method: 'PUT', headers: { Authorization: `token ${auth}` }, body });
+const put = (p: string, body: Buffer, auth = token) =>
+  fetch(new URL(`api/packages/${p}`, server.url), { method: 'PUT', headers: { Authorization: `token ${auth}` }, body });
 
 test('a package file goes into the bucket (created on first write), streams back intact, and leaves with its last reference', async () => {
   const content = crypto.randomBytes(3 * 1024 * 1024 + 17);
@@ -77,12 +84,19 @@ test('a refused upload stores nothing in the bucket', async () => {
 
 test('release attachments use the same storage', async () => {
   expect((await server.api('POST', '/user/repos', { token, body: { name: 'rel', auto_init: true } })).status).toBe(201);
-  const release = await server.api('POST', `/repos/${ADMIN.name}/rel/releases`, { token, body: { tag_name: 'v1', target_commitish: 'main' } });
+  const release = await server.api('POST', `/repos/${ADMIN.name}/rel/releases`, {
+    token,
+    body: { tag_name: 'v1', target_commitish: 'main' },
+  });
   expect(release.status).toBe(201);
   const content = crypto.randomBytes(50_000);
   const form = new FormData();
   form.append('attachment', new Blob([content]), 'build.zip');
-  const up = await fetch(new URL(`api/v1/repos/${ADMIN.name}/rel/releases/${release.body.id}/assets`, server.url), { method: 'POST', headers: { Authorization: `token ${token}` }, body: form });
+  const up = await fetch(new URL(`api/v1/repos/${ADMIN.name}/rel/releases/${release.body.id}/assets`, server.url), {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: form,
+  });
   expect(up.status).toBe(201);
   const asset = (await up.json()) as { uuid: string; browser_download_url: string };
   expect(objects()).toContain(`hearth/attachments/${sha256(content).slice(0, 2)}/${sha256(content).slice(2, 4)}/${sha256(content)}`);

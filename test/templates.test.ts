@@ -7,8 +7,22 @@ import { ADMIN, startServer, type TestServer } from './helpers/server';
 
 /** Names a client could send to reach files outside the template index. */
 const TRAVERSALS = [
-  '../../package', 'Go/../Node', '..', '../Go', 'Global/macOS', 'gitignore/Go', 'Go\0', 'Go\\..\\Node',
-  '/etc/passwd', '', 'x'.repeat(300), '__proto__', 'constructor', 'hasOwnProperty', 'licenses/MIT', 'spdx',
+  '../../package',
+  'Go/../Node',
+  '..',
+  '../Go',
+  'Global/macOS',
+  'gitignore/Go',
+  'Go\0',
+  'Go\\..\\Node',
+  '/etc/passwd',
+  '',
+  'x'.repeat(300),
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'licenses/MIT',
+  'spdx',
 ];
 
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -17,7 +31,7 @@ describe('RepoTemplates (data)', () => {
   const templates = new RepoTemplates();
 
   describe('gitignore', () => {
-    test('lists GitHub\'s collection flat by basename, sorted as Gitea sorts', () => {
+    test("lists GitHub's collection flat by basename, sorted as Gitea sorts", () => {
       const names = templates.gitignoreNames();
       expect(names.length).toBeGreaterThan(100);
       expect(names).toEqual([...names].sort(byteOrder));
@@ -66,10 +80,13 @@ describe('RepoTemplates (data)', () => {
   });
 
   describe('licenses', () => {
-    test('lists the SPDX licenses, Gitea\'s preferred ones first, then by key', () => {
+    test("lists the SPDX licenses, Gitea's preferred ones first, then by key", () => {
       const list = templates.licenses();
       expect(list.length).toBeGreaterThan(400);
-      expect(list.slice(0, 2)).toEqual([{ key: 'Apache-2.0', name: 'Apache License 2.0' }, { key: 'MIT', name: 'MIT License' }]);
+      expect(list.slice(0, 2)).toEqual([
+        { key: 'Apache-2.0', name: 'Apache License 2.0' },
+        { key: 'MIT', name: 'MIT License' },
+      ]);
       const rest = list.slice(2).map((l) => l.key);
       expect(rest).toEqual([...rest].sort(byteOrder));
       expect(new Set(list.map((l) => l.key.toLowerCase())).size).toBe(list.length);
@@ -78,13 +95,23 @@ describe('RepoTemplates (data)', () => {
 
     test('preferred licenses are configurable; unknown ones are skipped', () => {
       const custom = new RepoTemplates({ preferredLicenses: ['gpl-3.0-only', 'No-Such-License', 'MIT', 'GPL-3.0-ONLY'] });
-      expect(custom.licenses().slice(0, 3).map((l) => l.key)).toEqual(['GPL-3.0-only', 'MIT', '0BSD']);
+      expect(
+        custom
+          .licenses()
+          .slice(0, 3)
+          .map((l) => l.key),
+      ).toEqual(['GPL-3.0-only', 'MIT', '0BSD']);
       expect(custom.licenses().length).toBe(templates.licenses().length);
     });
 
     test('a license by SPDX id, any case, with its text', () => {
       const mit = templates.license('mit');
-      expect(mit).toEqual({ key: 'MIT', name: 'MIT License', body: expect.stringContaining('Permission is hereby granted'), implementation: LICENSE_IMPLEMENTATION });
+      expect(mit).toEqual({
+        key: 'MIT',
+        name: 'MIT License',
+        body: expect.stringContaining('Permission is hereby granted'),
+        implementation: LICENSE_IMPLEMENTATION,
+      });
       expect(templates.license('MIT')).toEqual(mit);
       expect(templates.license('apache-2.0')?.body).toContain('Apache License');
       expect(templates.license('GPL-2.0+')?.key).toBe('GPL-2.0+');
@@ -158,7 +185,7 @@ describe('template API (miscellaneous, public)', () => {
     expect((await server.api('GET', '/gitignore/templates/C++')).body.name).toBe('C++');
   });
 
-  test('GET /licenses: Gitea 1.20\'s {key, name, url} with the SPDX id', async () => {
+  test("GET /licenses: Gitea 1.20's {key, name, url} with the SPDX id", async () => {
     const res = await server.api('GET', '/licenses');
     expect(res.status).toBe(200);
     expect(res.body.length).toBeGreaterThan(400);
@@ -176,8 +203,11 @@ describe('template API (miscellaneous, public)', () => {
     const res = await server.api('GET', '/licenses/mit');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      key: 'MIT', name: 'MIT', url: `${server.url}api/v1/licenses/MIT`,
-      implementation: LICENSE_IMPLEMENTATION, body: expect.stringContaining('Permission is hereby granted'),
+      key: 'MIT',
+      name: 'MIT',
+      url: `${server.url}api/v1/licenses/MIT`,
+      implementation: LICENSE_IMPLEMENTATION,
+      body: expect.stringContaining('Permission is hereby granted'),
     });
   });
 
@@ -185,7 +215,10 @@ describe('template API (miscellaneous, public)', () => {
     const gitignore = await server.api('GET', '/gitignore/templates/NoSuchLanguage');
     expect(gitignore.status).toBe(404);
     expect(gitignore.headers.get('content-type')).toMatch(/application\/json/);
-    expect(gitignore.body).toEqual({ message: 'gitignore template does not exist [name: NoSuchLanguage]', url: `${server.url}api/swagger` });
+    expect(gitignore.body).toEqual({
+      message: 'gitignore template does not exist [name: NoSuchLanguage]',
+      url: `${server.url}api/swagger`,
+    });
     const license = await server.api('GET', '/licenses/WTFPL-9');
     expect(license.status).toBe(404);
     expect(license.body.message).toBe('license template does not exist [name: WTFPL-9]');
@@ -193,7 +226,17 @@ describe('template API (miscellaneous, public)', () => {
 
   test('path-like and odd names are 404, never a file outside the data nor a 500', async () => {
     for (const route of ['/gitignore/templates', '/licenses']) {
-      for (const name of ['..%2F..%2Fpackage.json', '..%2F..%2Fpackage', 'Go%2F..%2FNode', '..', '%2E%2E', 'Go%00', '__proto__', 'constructor', '%2Fetc%2Fpasswd']) {
+      for (const name of [
+        '..%2F..%2Fpackage.json',
+        '..%2F..%2Fpackage',
+        'Go%2F..%2FNode',
+        '..',
+        '%2E%2E',
+        'Go%00',
+        '__proto__',
+        'constructor',
+        '%2Fetc%2Fpasswd',
+      ]) {
         const res = await server.api('GET', `${route}/${name}`);
         expect([route, name, res.status]).toEqual([route, name, 404]);
         expect(res.text).not.toContain('"dependencies"');
@@ -231,8 +274,14 @@ describe('template API (miscellaneous, public)', () => {
     }
     expect(ops.getGitignoreTemplateInfo.responses['200'].schema).toEqual({ $ref: '#/definitions/GitignoreTemplateInfo' });
     expect(ops.getLicenseTemplateInfo.responses['200'].schema).toEqual({ $ref: '#/definitions/LicenseTemplateInfo' });
-    expect(ops.listLicenseTemplates.responses['200'].schema).toEqual({ type: 'array', items: { $ref: '#/definitions/LicensesTemplateListEntry' } });
-    expect(ops.getLicenseTemplateInfo.parameters).toEqual([expect.objectContaining({ name: 'name', in: 'path', required: true, type: 'string' })]);
-    for (const def of ['GitignoreTemplateInfo', 'LicenseTemplateInfo', 'LicensesTemplateListEntry']) expect(doc.definitions[def]).toBeDefined();
+    expect(ops.listLicenseTemplates.responses['200'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/definitions/LicensesTemplateListEntry' },
+    });
+    expect(ops.getLicenseTemplateInfo.parameters).toEqual([
+      expect.objectContaining({ name: 'name', in: 'path', required: true, type: 'string' }),
+    ]);
+    for (const def of ['GitignoreTemplateInfo', 'LicenseTemplateInfo', 'LicensesTemplateListEntry'])
+      expect(doc.definitions[def]).toBeDefined();
   });
 });

@@ -59,8 +59,12 @@ test('a site admin transfers at once; clashes and bad targets are 4xx', async ()
   expect(moved.body.full_name).toBe('bob/by-admin');
   await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'by-admin' } });
   expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: adminToken, body: { new_owner: 'bob' } })).status).toBe(422);
-  expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: aliceToken, body: { new_owner: 'nobody-here' } })).status).toBe(404);
-  expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: aliceToken, body: { new_owner: 'alice' } })).status).toBe(422);
+  expect(
+    (await server.api('POST', '/repos/alice/by-admin/transfer', { token: aliceToken, body: { new_owner: 'nobody-here' } })).status,
+  ).toBe(404);
+  expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: aliceToken, body: { new_owner: 'alice' } })).status).toBe(
+    422,
+  );
   expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: bobToken, body: { new_owner: 'bob' } })).status).toBe(403);
   expect((await server.api('POST', '/repos/alice/by-admin/transfer', { token: aliceToken, body: {} })).status).toBe(422);
 });

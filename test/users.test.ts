@@ -13,16 +13,33 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const events = async (hook: string) =>
-  (await server.api('GET', '/probe/events')).body.filter((e: { hook: string }) => e.hook === hook).map((e: { detail: string }) => JSON.parse(e.detail));
+  (await server.api('GET', '/probe/events')).body
+    .filter((e: { hook: string }) => e.hook === hook)
+    .map((e: { detail: string }) => JSON.parse(e.detail));
 
 describe('POST /admin/users (adminCreateUser)', () => {
   test('creates a user with Gitea defaults and fires user.created', async () => {
     const res = await server.api('POST', '/admin/users', {
       token: adminToken,
-      body: { username: 'Dana', email: 'Dana@Example.com', password: 'dana-password', full_name: 'Dana D', login_name: 'dana-ldap', source_id: 3 },
+      body: {
+        username: 'Dana',
+        email: 'Dana@Example.com',
+        password: 'dana-password',
+        full_name: 'Dana D',
+        login_name: 'dana-ldap',
+        source_id: 3,
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ login: 'Dana', full_name: 'Dana D', email: 'Dana@Example.com', is_admin: false, login_name: 'dana-ldap', visibility: 'public', active: true });
+    expect(res.body).toMatchObject({
+      login: 'Dana',
+      full_name: 'Dana D',
+      email: 'Dana@Example.com',
+      is_admin: false,
+      login_name: 'dana-ldap',
+      visibility: 'public',
+      active: true,
+    });
     const row = await server.kernel.db('users').where('lower_name', 'dana').first();
     expect(Boolean(row.must_change_password)).toBe(true); // Gitea's default for admin-created users
     expect(await events('user.created')).toContainEqual({ name: 'Dana', actor: ADMIN.name });
@@ -32,28 +49,52 @@ describe('POST /admin/users (adminCreateUser)', () => {
 
   test('created_at sets the creation time', async () => {
     const res = await server.api('POST', '/admin/users', {
-      token: adminToken, body: { username: 'old-timer', email: 'old@example.com', password: 'old-password', created_at: '2015-03-04T05:06:07Z', must_change_password: false },
+      token: adminToken,
+      body: {
+        username: 'old-timer',
+        email: 'old@example.com',
+        password: 'old-password',
+        created_at: '2015-03-04T05:06:07Z',
+        must_change_password: false,
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.created).toBe('2015-03-04T05:06:07Z');
   });
 
   test.each([
-    ['hearth-actions', 'reserved'], ['gitea-actions', 'reserved'], ['admin', 'reserved'], ['api', 'reserved'],
-    ['someone.keys', 'pattern'], ['pic.png', 'pattern'],
-    ['-dash', 'invalid'], ['double..dot', 'invalid'], ['trailing_', 'invalid'], ['spa ce', 'invalid'], ['x'.repeat(41), 'at most'],
+    ['hearth-actions', 'reserved'],
+    ['gitea-actions', 'reserved'],
+    ['admin', 'reserved'],
+    ['api', 'reserved'],
+    ['someone.keys', 'pattern'],
+    ['pic.png', 'pattern'],
+    ['-dash', 'invalid'],
+    ['double..dot', 'invalid'],
+    ['trailing_', 'invalid'],
+    ['spa ce', 'invalid'],
+    ['x'.repeat(41), 'at most'],
   ])('refuses the name %j with 422', async (username, reason) => {
-    const res = await server.api('POST', '/admin/users', { token: adminToken, body: { username, email: `${Math.random()}@example.com`, password: 'long-enough-pw' } });
+    const res = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username, email: `${Math.random()}@example.com`, password: 'long-enough-pw' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(reason === 'at most' ? /40/ : new RegExp(reason));
   });
 
   test('duplicate names (any case) and emails are 422, not 500', async () => {
     await server.user('erin');
-    const sameName = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'ERIN', email: 'other@example.com', password: 'long-enough-pw' } });
+    const sameName = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'ERIN', email: 'other@example.com', password: 'long-enough-pw' },
+    });
     expect(sameName.status).toBe(422);
     expect(sameName.body.message).toMatch(/already exists/);
-    const sameEmail = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'erin2', email: 'ERIN@example.com', password: 'long-enough-pw' } });
+    const sameEmail = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'erin2', email: 'ERIN@example.com', password: 'long-enough-pw' },
+    });
     expect(sameEmail.status).toBe(422);
     expect(sameEmail.body.message).toMatch(/already in use/);
   });
@@ -61,23 +102,38 @@ describe('POST /admin/users (adminCreateUser)', () => {
   test('concurrent creation of one name: exactly one wins, the others get 422', async () => {
     const attempts = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        server.api('POST', '/admin/users', { token: adminToken, body: { username: 'racer', email: `racer${i}@example.com`, password: 'long-enough-pw' } }),
+        server.api('POST', '/admin/users', {
+          token: adminToken,
+          body: { username: 'racer', email: `racer${i}@example.com`, password: 'long-enough-pw' },
+        }),
       ),
     );
     expect(attempts.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422]);
   });
 
   test('schema violations name the field; a short password is a 400', async () => {
-    const missing = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'nomail', password: 'long-enough-pw' } });
+    const missing = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'nomail', password: 'long-enough-pw' },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.message).toContain('body.email: is required');
-    const badType = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 42, email: 'n@example.com', password: 'long-enough-pw' } });
+    const badType = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 42, email: 'n@example.com', password: 'long-enough-pw' },
+    });
     expect(badType.status).toBe(422);
     expect(badType.body.message).toContain('body.username = 42: must be string');
-    const badDate = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'when', email: 'w@example.com', password: 'long-enough-pw', created_at: 'yesterday' } });
+    const badDate = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'when', email: 'w@example.com', password: 'long-enough-pw', created_at: 'yesterday' },
+    });
     expect(badDate.status).toBe(422);
     expect(badDate.body.message).toContain('body.created_at');
-    const short = await server.api('POST', '/admin/users', { token: adminToken, body: { username: 'shorty', email: 's@example.com', password: 'short' } });
+    const short = await server.api('POST', '/admin/users', {
+      token: adminToken,
+      body: { username: 'shorty', email: 's@example.com', password: 'short' },
+    });
     expect(short.status).toBe(400);
     expect(short.body.message).toMatch(/too short/);
   });
@@ -85,25 +141,36 @@ describe('POST /admin/users (adminCreateUser)', () => {
   test('non-admins cannot create users', async () => {
     const frank = await server.user('frank');
     const token = await server.token(frank, ['all']);
-    expect((await server.api('POST', '/admin/users', { token, body: { username: 'x1', email: 'x1@example.com', password: 'long-enough-pw' } })).status).toBe(403);
+    expect(
+      (await server.api('POST', '/admin/users', { token, body: { username: 'x1', email: 'x1@example.com', password: 'long-enough-pw' } }))
+        .status,
+    ).toBe(403);
   });
 });
 
 describe('PATCH /admin/users/{username}', () => {
   test('edits only the fields sent; email change moves the primary address', async () => {
     await server.user('gina');
-    const res = await server.api('PATCH', '/admin/users/gina', { token: adminToken, body: { full_name: 'Gina G', location: 'Lyon', email: 'gina-new@example.com', max_repo_creation: 5 } });
+    const res = await server.api('PATCH', '/admin/users/gina', {
+      token: adminToken,
+      body: { full_name: 'Gina G', location: 'Lyon', email: 'gina-new@example.com', max_repo_creation: 5 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ full_name: 'Gina G', location: 'Lyon', email: 'gina-new@example.com', website: '' });
     const gina = await server.kernel.users.byName('gina');
     const emails = await server.kernel.users.emails(gina!.id);
-    expect(emails.map((e) => [e.email, e.is_primary])).toEqual([['gina@example.com', false], ['gina-new@example.com', true]]);
+    expect(emails.map((e) => [e.email, e.is_primary])).toEqual([
+      ['gina@example.com', false],
+      ['gina-new@example.com', true],
+    ]);
     expect(gina!.max_repo_creation).toBe(5);
   });
 
   test('a new password works and the old one stops working', async () => {
     const hal = await server.user('hal');
-    expect((await server.api('PATCH', '/admin/users/hal', { token: adminToken, body: { password: 'brand-new-password' } })).status).toBe(200);
+    expect((await server.api('PATCH', '/admin/users/hal', { token: adminToken, body: { password: 'brand-new-password' } })).status).toBe(
+      200,
+    );
     expect((await server.api('GET', '/user', { basic: ['hal', hal.password] })).status).toBe(401);
     expect((await server.api('GET', '/user', { basic: ['hal', 'brand-new-password'] })).status).toBe(200);
   });
@@ -139,7 +206,9 @@ describe('POST /admin/users/{username}/rename', () => {
 
   test('a real rename fires user.renamed; the old name is free afterwards', async () => {
     await server.user('kim');
-    expect((await server.api('POST', '/admin/users/kim/rename', { token: adminToken, body: { new_username: 'kimberly' } })).status).toBe(204);
+    expect((await server.api('POST', '/admin/users/kim/rename', { token: adminToken, body: { new_username: 'kimberly' } })).status).toBe(
+      204,
+    );
     expect(await events('user.renamed')).toContainEqual({ oldName: 'kim', newName: 'kimberly' });
     expect((await server.api('GET', '/users/kim', { token: adminToken })).status).toBe(404);
     expect((await server.api('GET', '/users/kimberly', { token: adminToken })).status).toBe(200);
@@ -150,9 +219,13 @@ describe('POST /admin/users/{username}/rename', () => {
     await server.user('lee');
     await server.user('lou');
     expect((await server.api('POST', '/admin/users/lee/rename', { token: adminToken, body: { new_username: 'LOU' } })).status).toBe(422);
-    expect((await server.api('POST', '/admin/users/lee/rename', { token: adminToken, body: { new_username: 'hearth-actions' } })).status).toBe(422);
+    expect(
+      (await server.api('POST', '/admin/users/lee/rename', { token: adminToken, body: { new_username: 'hearth-actions' } })).status,
+    ).toBe(422);
     expect((await server.api('POST', '/admin/users/lee/rename', { token: adminToken, body: {} })).status).toBe(422);
-    expect((await server.api('POST', '/admin/users/ghost-xyz/rename', { token: adminToken, body: { new_username: 'abc' } })).status).toBe(404);
+    expect((await server.api('POST', '/admin/users/ghost-xyz/rename', { token: adminToken, body: { new_username: 'abc' } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -188,8 +261,15 @@ describe('DELETE /admin/users/{username}', () => {
 
 describe('GET /admin/users filters', () => {
   test('by login_name and source_id, paged with X-Total-Count', async () => {
-    for (const [name, source] of [['ldap-a', 7], ['ldap-b', 7], ['ldap-c', 8]] as const) {
-      await server.api('POST', '/admin/users', { token: adminToken, body: { username: name, email: `${name}@example.com`, password: 'long-enough-pw', source_id: source, login_name: `uid=${name}` } });
+    for (const [name, source] of [
+      ['ldap-a', 7],
+      ['ldap-b', 7],
+      ['ldap-c', 8],
+    ] as const) {
+      await server.api('POST', '/admin/users', {
+        token: adminToken,
+        body: { username: name, email: `${name}@example.com`, password: 'long-enough-pw', source_id: source, login_name: `uid=${name}` },
+      });
     }
     const bySource = await server.api('GET', '/admin/users?source_id=7', { token: adminToken });
     expect(bySource.body.map((u: { login: string }) => u.login)).toEqual(['ldap-a', 'ldap-b']);
@@ -206,15 +286,22 @@ describe('emails', () => {
   test('list, add (201), refuse duplicates (422) and delete (204, primary refused)', async () => {
     const nia = await server.user('nia');
     const basic: [string, string] = [nia.name, nia.password];
-    const added = await server.api('POST', '/user/emails', { basic, body: { emails: ['nia.work@example.com', 'NIA.work@example.com', 'nia.home@example.com'] } });
+    const added = await server.api('POST', '/user/emails', {
+      basic,
+      body: { emails: ['nia.work@example.com', 'NIA.work@example.com', 'nia.home@example.com'] },
+    });
     expect(added.status).toBe(201);
-    expect(added.body).toEqual([
-      { email: 'nia.work@example.com', verified: true, primary: false, user_id: nia.id, username: 'nia' },
-      { email: 'nia.home@example.com', verified: true, primary: false, user_id: nia.id, username: 'nia' },
-    ].map((e, i) => (i === 0 ? { ...e, email: 'NIA.work@example.com' } : e)));
+    expect(added.body).toEqual(
+      [
+        { email: 'nia.work@example.com', verified: true, primary: false, user_id: nia.id, username: 'nia' },
+        { email: 'nia.home@example.com', verified: true, primary: false, user_id: nia.id, username: 'nia' },
+      ].map((e, i) => (i === 0 ? { ...e, email: 'NIA.work@example.com' } : e)),
+    );
     const list = await server.api('GET', '/user/emails', { basic });
     expect(list.body.map((e: { email: string; primary: boolean }) => [e.email.toLowerCase(), e.primary])).toEqual([
-      ['nia@example.com', true], ['nia.work@example.com', false], ['nia.home@example.com', false],
+      ['nia@example.com', true],
+      ['nia.work@example.com', false],
+      ['nia.home@example.com', false],
     ]);
     const taken = await server.api('POST', '/user/emails', { basic, body: { emails: [`${ADMIN.email}`] } });
     expect(taken.status).toBe(422);
@@ -280,6 +367,8 @@ describe('GET /users/{username} and /users/search', () => {
     expect(total).toBeGreaterThan(2);
     expect(page.body.data).toHaveLength(2);
     expect(page.headers.get('link')).toContain('rel="next"');
-    expect((await server.api('GET', '/users/search?q=_', { token: adminToken })).body.data.map((u: { login: string }) => u.login)).toEqual([]);
+    expect((await server.api('GET', '/users/search?q=_', { token: adminToken })).body.data.map((u: { login: string }) => u.login)).toEqual(
+      [],
+    );
   });
 });

@@ -24,7 +24,12 @@ async function boot(workers: number): Promise<{ kernel: Hearth; url: string }> {
     config: {
       env: {},
       overrides: deepMerge(
-        { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url }, log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' }, security: { SCRYPT_COST: 1024 } },
+        {
+          server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
+          database: { URL: database.url },
+          log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
+          security: { SCRYPT_COST: 1024 },
+        },
         { webhook: { ALLOWED_HOST_LIST: 'loopback', WORKERS: workers, POLL_INTERVAL: 0.1, RETRY_BACKOFF: 0.2, DELIVER_TIMEOUT: 2 } },
       ),
     },
@@ -32,7 +37,6 @@ async function boot(workers: number): Promise<{ kernel: Hearth; url: string }> {
   });
   return { kernel, url: await kernel.listen() };
 }
-
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -43,7 +47,10 @@ beforeAll(async () => {
     req.on('end', () => {
       // A slow receiver, so that the queue is still full when the first server stops.
       setTimeout(() => {
-        got.push({ uuid: String(req.headers['x-gitea-delivery']), number: JSON.parse(Buffer.concat(chunks).toString('utf8')).issue.number });
+        got.push({
+          uuid: String(req.headers['x-gitea-delivery']),
+          number: JSON.parse(Buffer.concat(chunks).toString('utf8')).issue.number,
+        });
         res.writeHead(200).end('ok');
       }, 400);
     });
@@ -65,18 +72,26 @@ test('a server stopped mid-queue loses nothing: the next one on the same databas
   const user = await first.kernel.users.create({ name: 'dora', password: 'dora-password-1', email: 'dora@example.com' }, null);
   const call = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(new URL(`api/v1${p}`, first.url), {
-      method, headers: { Authorization: `Basic ${Buffer.from('dora:dora-password-1').toString('base64')}`, 'Content-Type': 'application/json' },
+      method,
+      headers: { Authorization: `Basic ${Buffer.from('dora:dora-password-1').toString('base64')}`, 'Content-Type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json().catch(() => null)) as any };
   };
   expect((await call('POST', '/user/repos', { name: 'q', auto_init: true })).status).toBe(201);
-  const hook = await call('POST', '/repos/dora/q/hooks', { type: 'gitea', active: true, events: ['issues'], config: { url: receiverUrl, content_type: 'json' } });
+  const hook = await call('POST', '/repos/dora/q/hooks', {
+    type: 'gitea',
+    active: true,
+    events: ['issues'],
+    config: { url: receiverUrl, content_type: 'json' },
+  });
   expect(hook.status).toBe(201);
   const total = 12;
   let victim: any;
   try {
-    const created = await Promise.all(Array.from({ length: total }, (_, i) => call('POST', '/repos/dora/q/issues', { title: `issue ${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: total }, (_, i) => call('POST', '/repos/dora/q/issues', { title: `issue ${i}` })),
+    );
     expect(created.map((c) => c.status)).toEqual(Array(total).fill(201));
     // All rows exist as soon as the requests returned.
     const rows = await first.kernel.db('hook_task').where('hook_id', hook.body.id);
@@ -86,7 +101,11 @@ test('a server stopped mid-queue loses nothing: the next one on the same databas
     const db = first.kernel.db;
     victim = await db('hook_task').where({ hook_id: hook.body.id, is_delivered: false, claim_token: '' }).orderBy('id', 'desc').first();
     expect(victim).toBeTruthy();
-    expect(await db('hook_task').where({ id: victim.id, claim_token: '' }).update({ claimed_until: Date.now() + 1500, claim_token: 'crashed-worker' })).toBe(1);
+    expect(
+      await db('hook_task')
+        .where({ id: victim.id, claim_token: '' })
+        .update({ claimed_until: Date.now() + 1500, claim_token: 'crashed-worker' }),
+    ).toBe(1);
     await waitFor('a first delivery', () => got.length >= 1);
   } finally {
     await first.kernel.close();
@@ -119,10 +138,21 @@ test('SIGKILL mid-queue, then a restart: every delivery arrives (at least once, 
   const start = async (): Promise<{ child: ChildProcess; url: string }> => {
     const child = spawn(process.execPath, [cli, 'start'], {
       env: {
-        PATH: process.env.PATH, HOME: killDir, HEARTH_DATA_DIR: killDir, HEARTH_HTTP_ADDR: '127.0.0.1', PORT: '0', HEARTH_DATABASE_URL: killDb.url,
-        HEARTH_ADMIN_USERNAME: 'root', HEARTH_ADMIN_PASSWORD: 'root-password-1', HEARTH_ADMIN_EMAIL: 'root@example.com',
-        HEARTH__SECURITY__SCRYPT_COST: '1024', HEARTH__LOG__LEVEL: 'warn',
-        HEARTH__WEBHOOK__ALLOWED_HOST_LIST: 'loopback', HEARTH__WEBHOOK__WORKERS: '2', HEARTH__WEBHOOK__POLL_INTERVAL: '0.1', HEARTH__WEBHOOK__DELIVER_TIMEOUT: '1',
+        PATH: process.env.PATH,
+        HOME: killDir,
+        HEARTH_DATA_DIR: killDir,
+        HEARTH_HTTP_ADDR: '127.0.0.1',
+        PORT: '0',
+        HEARTH_DATABASE_URL: killDb.url,
+        HEARTH_ADMIN_USERNAME: 'root',
+        HEARTH_ADMIN_PASSWORD: 'root-password-1',
+        HEARTH_ADMIN_EMAIL: 'root@example.com',
+        HEARTH__SECURITY__SCRYPT_COST: '1024',
+        HEARTH__LOG__LEVEL: 'warn',
+        HEARTH__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
+        HEARTH__WEBHOOK__WORKERS: '2',
+        HEARTH__WEBHOOK__POLL_INTERVAL: '0.1',
+        HEARTH__WEBHOOK__DELIVER_TIMEOUT: '1',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -139,13 +169,27 @@ test('SIGKILL mid-queue, then a restart: every delivery arrives (at least once, 
     running = first.child;
     const auth = `Basic ${Buffer.from('root:root-password-1').toString('base64')}`;
     const call = async (url: string, method: string, p: string, body?: unknown) => {
-      const res = await fetch(new URL(`api/v1${p}`, url), { method, headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(new URL(`api/v1${p}`, url), {
+        method,
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json().catch(() => null) };
     };
     expect((await call(first.url, 'POST', '/user/repos', { name: 'k', auto_init: true })).status).toBe(201);
-    expect((await call(first.url, 'POST', '/repos/root/k/hooks', { type: 'gitea', active: true, events: ['issues'], config: { url: receiverUrl, content_type: 'json' } })).status).toBe(201);
+    expect(
+      (
+        await call(first.url, 'POST', '/repos/root/k/hooks', {
+          type: 'gitea',
+          active: true,
+          events: ['issues'],
+          config: { url: receiverUrl, content_type: 'json' },
+        })
+      ).status,
+    ).toBe(201);
     const total = 10;
-    for (let i = 0; i < total; i++) expect((await call(first.url, 'POST', '/repos/root/k/issues', { title: `kill ${i}` })).status).toBe(201);
+    for (let i = 0; i < total; i++)
+      expect((await call(first.url, 'POST', '/repos/root/k/issues', { title: `kill ${i}` })).status).toBe(201);
     await waitFor('a first delivery', () => got.length > before, 20000);
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));

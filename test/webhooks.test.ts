@@ -49,13 +49,13 @@ async function receiver(port = 0): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   state.port = (server.address() as AddressInfo).port;
   state.url = `http://127.0.0.1:${state.port}/hook`;
-  state.close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return state;
 }
-
 
 const FAST = { webhook: { ALLOWED_HOST_LIST: 'loopback', RETRY_BACKOFF: 0.2, POLL_INTERVAL: 0.1, DELIVER_TIMEOUT: 2 } };
 
@@ -69,9 +69,14 @@ let bobToken: string;
 let adminToken: string;
 
 const hookBody = (extra: Record<string, unknown> = {}, config: Record<string, string> = {}) => ({
-  type: 'gitea', active: true, events: ['push'], ...extra, config: { url: rx.url, content_type: 'json', ...config },
+  type: 'gitea',
+  active: true,
+  events: ['push'],
+  ...extra,
+  config: { url: rx.url, content_type: 'json', ...config },
 });
-const ofEvent = (event: string, repo?: string) => rx.got.filter((r) => r.headers['x-gitea-event-type'] === event && (!repo || r.json?.repository?.full_name === repo));
+const ofEvent = (event: string, repo?: string) =>
+  rx.got.filter((r) => r.headers['x-gitea-event-type'] === event && (!repo || r.json?.repository?.full_name === repo));
 /** The deliveries of an event, or null while there are none (for waitFor). */
 const arrived = (event: string, repo?: string) => (ofEvent(event, repo).length ? ofEvent(event, repo) : null);
 
@@ -84,7 +89,10 @@ beforeAll(async () => {
   bobToken = await server.token(bob, ['delete:repository', 'delete:user']);
   adminToken = await server.token(ADMIN, ['delete:admin', 'write:repository']);
   sandbox = gitSandbox();
-  expect((await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'proj', auto_init: true, default_branch: 'main' } })).status).toBe(201);
+  expect(
+    (await server.api('POST', '/user/repos', { token: aliceToken, body: { name: 'proj', auto_init: true, default_branch: 'main' } }))
+      .status,
+  ).toBe(201);
 });
 afterAll(async () => {
   sandbox.cleanup();
@@ -96,12 +104,27 @@ describe('hook management', () => {
   test('create, get, list, edit and delete a repository hook; the secret and authorization header are never returned', async () => {
     const create = await server.api('POST', '/repos/alice/proj/hooks', {
       token: aliceToken,
-      body: hookBody({ events: ['push', 'issues', 'pull_request_review'], branch_filter: 'main', authorization_header: 'Bearer s3cret' }, { secret: 'shh' }),
+      body: hookBody(
+        { events: ['push', 'issues', 'pull_request_review'], branch_filter: 'main', authorization_header: 'Bearer s3cret' },
+        { secret: 'shh' },
+      ),
     });
     expect(create.status).toBe(201);
     const hook = create.body;
-    expect(hook).toMatchObject({ type: 'gitea', active: true, branch_filter: 'main', authorization_header: '', config: { url: rx.url, content_type: 'json' } });
-    expect(hook.events).toEqual(['push', 'issues', 'pull_request_review_approved', 'pull_request_review_rejected', 'pull_request_review_comment']);
+    expect(hook).toMatchObject({
+      type: 'gitea',
+      active: true,
+      branch_filter: 'main',
+      authorization_header: '',
+      config: { url: rx.url, content_type: 'json' },
+    });
+    expect(hook.events).toEqual([
+      'push',
+      'issues',
+      'pull_request_review_approved',
+      'pull_request_review_rejected',
+      'pull_request_review_comment',
+    ]);
     expect(JSON.stringify(hook)).not.toContain('shh');
     expect(JSON.stringify(hook)).not.toContain('s3cret');
     const stored = await server.kernel.db('webhook').where('id', hook.id).first();
@@ -111,9 +134,17 @@ describe('hook management', () => {
     const list = await server.api('GET', '/repos/alice/proj/hooks', { token: aliceToken });
     expect(list.status).toBe(200);
     expect(list.headers.get('x-total-count')).toBe('1');
-    const edit = await server.api('PATCH', `/repos/alice/proj/hooks/${hook.id}`, { token: aliceToken, body: { active: false, events: ['release'], config: { content_type: 'form' } } });
+    const edit = await server.api('PATCH', `/repos/alice/proj/hooks/${hook.id}`, {
+      token: aliceToken,
+      body: { active: false, events: ['release'], config: { content_type: 'form' } },
+    });
     expect(edit.status).toBe(200);
-    expect(edit.body).toMatchObject({ active: false, events: ['release'], branch_filter: 'main', config: { content_type: 'form', url: rx.url } });
+    expect(edit.body).toMatchObject({
+      active: false,
+      events: ['release'],
+      branch_filter: 'main',
+      config: { content_type: 'form', url: rx.url },
+    });
 
     expect((await server.api('DELETE', `/repos/alice/proj/hooks/${hook.id}`, { token: aliceToken })).status).toBe(204);
     const gone = await server.api('GET', `/repos/alice/proj/hooks/${hook.id}`, { token: aliceToken });
@@ -136,7 +167,9 @@ describe('hook management', () => {
       { ...hookBody(), type: 'slack' },
     ];
     for (const body of bad) expect((await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body })).status).toBe(422);
-    expect((await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body: { config: { url: rx.url } } })).status).toBe(422);
+    expect((await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body: { config: { url: rx.url } } })).status).toBe(
+      422,
+    );
     expect([403, 404]).toContain((await server.api('POST', '/repos/alice/proj/hooks', { token: bobToken, body: hookBody() })).status);
     expect([403, 404]).toContain((await server.api('GET', '/repos/alice/proj/hooks', { token: bobToken })).status);
     const readOnly = await server.token(alice, ['read:repository']);
@@ -146,7 +179,9 @@ describe('hook management', () => {
     expect(git.status).toBe(200);
     expect(git.body).toEqual([]);
     expect((await server.api('GET', '/repos/alice/proj/hooks/git/pre-receive', { token: aliceToken })).status).toBe(404);
-    expect((await server.api('PATCH', '/repos/alice/proj/hooks/git/pre-receive', { token: aliceToken, body: { content: 'x' } })).status).toBe(404);
+    expect(
+      (await server.api('PATCH', '/repos/alice/proj/hooks/git/pre-receive', { token: aliceToken, body: { content: 'x' } })).status,
+    ).toBe(404);
     expect((await server.api('DELETE', '/repos/alice/proj/hooks/git/pre-receive', { token: aliceToken })).status).toBe(404);
   });
 });
@@ -157,7 +192,11 @@ describe('deliveries', () => {
 
   beforeAll(async () => {
     const res = await server.api('POST', '/repos/alice/proj/hooks', {
-      token: aliceToken, body: hookBody({ events: ['push', 'create', 'delete', 'issues', 'release', 'issue_comment'], branch_filter: '{main,feature/*}' }, { secret: 'top-secret' }),
+      token: aliceToken,
+      body: hookBody(
+        { events: ['push', 'create', 'delete', 'issues', 'release', 'issue_comment'], branch_filter: '{main,feature/*}' },
+        { secret: 'top-secret' },
+      ),
     });
     expect(res.status).toBe(201);
     hookId = res.body.id;
@@ -201,7 +240,13 @@ describe('deliveries', () => {
     expect(p).toMatchObject({ ref: 'refs/heads/main', before, after, total_commits: 2 });
     expect(p.compare_url).toBe(`${server.url}alice/proj/compare/${before}...${after}`);
     expect(p.commits.map((c: any) => c.message.trim())).toEqual(['second change', 'first change']);
-    expect(p.commits[0]).toMatchObject({ id: after, removed: ['added.txt'], added: [], modified: [], url: `${server.url}alice/proj/commit/${after}` });
+    expect(p.commits[0]).toMatchObject({
+      id: after,
+      removed: ['added.txt'],
+      added: [],
+      modified: [],
+      url: `${server.url}alice/proj/commit/${after}`,
+    });
     expect(p.commits[1]).toMatchObject({ added: ['added.txt'], modified: ['README.md'], removed: [] });
     expect(p.commits[0].author).toMatchObject({ name: 'Tester', email: 'tester@example.com' });
     expect(p.head_commit.id).toBe(after);
@@ -222,11 +267,19 @@ describe('deliveries', () => {
     rx.got.length = 0;
     const head = (await sandbox.git(['rev-parse', 'HEAD'], work)).stdout.trim();
     expect((await sandbox.git(['tag', 'v1.0'], work)).status).toBe(0);
-    expect((await sandbox.git(['push', '-q', 'origin', 'v1.0', 'HEAD:refs/heads/feature/x', 'HEAD:refs/heads/other'], work)).status).toBe(0);
+    expect((await sandbox.git(['push', '-q', 'origin', 'v1.0', 'HEAD:refs/heads/feature/x', 'HEAD:refs/heads/other'], work)).status).toBe(
+      0,
+    );
     const creates = await waitFor('create deliveries', () => (ofEvent('create').length >= 2 ? ofEvent('create') : null));
     await waitFor('push deliveries', () => ofEvent('push').length >= 2);
     const tag = creates.find((r) => r.json.ref_type === 'tag')!;
-    expect(tag.json).toMatchObject({ sha: head, ref: 'v1.0', ref_type: 'tag', repository: { full_name: 'alice/proj' }, sender: { login: 'alice' } });
+    expect(tag.json).toMatchObject({
+      sha: head,
+      ref: 'v1.0',
+      ref_type: 'tag',
+      repository: { full_name: 'alice/proj' },
+      sender: { login: 'alice' },
+    });
     expect(creates.find((r) => r.json.ref_type === 'branch')!.json).toMatchObject({ ref: 'feature/x', sha: head });
     expect(creates.some((r) => r.json.ref === 'other')).toBe(false);
     expect((await sandbox.git(['push', '-q', 'origin', ':refs/tags/v1.0', ':refs/heads/other'], work)).status).toBe(0);
@@ -243,13 +296,27 @@ describe('deliveries', () => {
     expect(rel.status).toBe(201);
     const [release] = await waitFor('release delivery', () => arrived('release'));
     expect(release.headers['x-gitea-event']).toBe('release');
-    expect(release.json).toMatchObject({ action: 'published', release: { id: rel.body.id, tag_name: 'v2.0', name: 'Two' }, repository: { full_name: 'alice/proj' }, sender: { login: 'alice' } });
+    expect(release.json).toMatchObject({
+      action: 'published',
+      release: { id: rel.body.id, tag_name: 'v2.0', name: 'Two' },
+      repository: { full_name: 'alice/proj' },
+      sender: { login: 'alice' },
+    });
     const issue = await server.api('POST', '/repos/alice/proj/issues', { token: aliceToken, body: { title: 'Broken' } });
     expect(issue.status).toBe(201);
     const [opened] = await waitFor('issues delivery', () => arrived('issues'));
-    expect(opened.json).toMatchObject({ action: 'opened', number: issue.body.number, commit_id: '', issue: { title: 'Broken' }, repository: { full_name: 'alice/proj' }, sender: { login: 'alice' } });
+    expect(opened.json).toMatchObject({
+      action: 'opened',
+      number: issue.body.number,
+      commit_id: '',
+      issue: { title: 'Broken' },
+      repository: { full_name: 'alice/proj' },
+      sender: { login: 'alice' },
+    });
     rx.got.length = 0;
-    expect((await server.api('PATCH', `/repos/alice/proj/issues/${issue.body.number}`, { token: aliceToken, body: { state: 'closed' } })).status).toBe(201);
+    expect(
+      (await server.api('PATCH', `/repos/alice/proj/issues/${issue.body.number}`, { token: aliceToken, body: { state: 'closed' } })).status,
+    ).toBe(201);
     const closed = await waitFor('issue closed delivery', () => ofEvent('issues').find((r) => r.json.action === 'closed'));
     expect(closed.json).toMatchObject({ action: 'closed', number: issue.body.number, commit_id: '', issue: { state: 'closed' } });
   });
@@ -266,23 +333,51 @@ describe('deliveries', () => {
     const closed = await waitFor('closed by commit', () => ofEvent('issues').find((r) => r.json.action === 'closed'));
     expect(closed.json).toMatchObject({ action: 'closed', number: issue.body.number, commit_id: sha, issue: { state: 'closed' } });
 
-    const hook = await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body: hookBody({ events: ['pull_request_review_request'] }, { url: `${rx.url}?pr` }) });
+    const hook = await server.api('POST', '/repos/alice/proj/hooks', {
+      token: aliceToken,
+      body: hookBody({ events: ['pull_request_review_request'] }, { url: `${rx.url}?pr` }),
+    });
     expect(hook.status).toBe(201);
-    expect((await server.api('PUT', '/repos/alice/proj/collaborators/bob', { token: aliceToken, body: { permission: 'read' } })).status).toBe(204);
+    expect(
+      (await server.api('PUT', '/repos/alice/proj/collaborators/bob', { token: aliceToken, body: { permission: 'read' } })).status,
+    ).toBe(204);
     fs.writeFileSync(path.join(work, 'feature.txt'), 'feature\n');
     expect((await sandbox.git(['add', '-A'], work)).status).toBe(0);
     expect((await sandbox.git(['commit', '-q', '-m', 'feature work'], work)).status).toBe(0);
     expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/feature/pr'], work)).status).toBe(0);
-    const pr = await server.api('POST', '/repos/alice/proj/pulls', { token: aliceToken, body: { head: 'feature/pr', base: 'main', title: 'A feature' } });
+    const pr = await server.api('POST', '/repos/alice/proj/pulls', {
+      token: aliceToken,
+      body: { head: 'feature/pr', base: 'main', title: 'A feature' },
+    });
     expect(pr.status).toBe(201);
     rx.got.length = 0;
-    expect((await server.api('POST', `/repos/alice/proj/pulls/${pr.body.number}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['bob'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('POST', `/repos/alice/proj/pulls/${pr.body.number}/requested_reviewers`, {
+          token: aliceToken,
+          body: { reviewers: ['bob'] },
+        })
+      ).status,
+    ).toBe(201);
     const [requested] = await waitFor('review_requested', () => arrived('pull_request_review_request'));
     expect(requested.headers['x-gitea-event']).toBe('pull_request');
-    expect(requested.json).toMatchObject({ action: 'review_requested', number: pr.body.number, requested_reviewer: { login: 'bob' }, repository: { full_name: 'alice/proj' }, sender: { login: 'alice' } });
+    expect(requested.json).toMatchObject({
+      action: 'review_requested',
+      number: pr.body.number,
+      requested_reviewer: { login: 'bob' },
+      repository: { full_name: 'alice/proj' },
+      sender: { login: 'alice' },
+    });
     expect(requested.json.pull_request.requested_reviewers.map((u: any) => u.login)).toEqual(['bob']);
     rx.got.length = 0;
-    expect((await server.api('DELETE', `/repos/alice/proj/pulls/${pr.body.number}/requested_reviewers`, { token: aliceToken, body: { reviewers: ['bob'] } })).status).toBe(204);
+    expect(
+      (
+        await server.api('DELETE', `/repos/alice/proj/pulls/${pr.body.number}/requested_reviewers`, {
+          token: aliceToken,
+          body: { reviewers: ['bob'] },
+        })
+      ).status,
+    ).toBe(204);
     const [removed] = await waitFor('review_request_removed', () => arrived('pull_request_review_request'));
     expect(removed.json).toMatchObject({ action: 'review_request_removed', requested_reviewer: { login: 'bob' } });
     await server.api('DELETE', `/repos/alice/proj/hooks/${hook.body.id}`, { token: aliceToken });
@@ -291,28 +386,45 @@ describe('deliveries', () => {
   test('the test endpoint sends a push of the latest commit; redelivery keeps the UUID', async () => {
     rx.got.length = 0;
     expect((await server.api('POST', `/repos/alice/proj/hooks/${hookId}/tests`, { token: aliceToken })).status).toBe(204);
-    const [push] = await waitFor('test delivery', () => { const m = ofEvent('push').filter((r) => r.json.ref === 'refs/heads/main'); return m.length ? m : null; });
+    const [push] = await waitFor('test delivery', () => {
+      const m = ofEvent('push').filter((r) => r.json.ref === 'refs/heads/main');
+      return m.length ? m : null;
+    });
     const head = (await sandbox.git(['rev-parse', 'origin/main'], work)).stdout.trim();
-    expect(push.json).toMatchObject({ ref: 'refs/heads/main', before: head, after: head, total_commits: 1, commits: [{ id: head }], head_commit: { id: head } });
+    expect(push.json).toMatchObject({
+      ref: 'refs/heads/main',
+      before: head,
+      after: head,
+      total_commits: 1,
+      commits: [{ id: head }],
+      head_commit: { id: head },
+    });
     expect((await server.api('POST', `/repos/alice/proj/hooks/999999/tests`, { token: aliceToken })).status).toBe(404);
 
     const uuid = push.headers['x-gitea-delivery'] as string;
     await waitFor('recorded', async () => (await server.kernel.db('hook_task').where({ uuid, is_delivered: true }).first()) ?? null);
     const again = await server.api('POST', `/repos/alice/proj/hooks/${hookId}/deliveries/${uuid}/redeliver`, { token: aliceToken });
     expect(again.status).toBe(202);
-    const both = await waitFor('redelivery', () => (rx.got.filter((r) => r.headers['x-gitea-delivery'] === uuid).length === 2 ? rx.got : null));
+    const both = await waitFor('redelivery', () =>
+      rx.got.filter((r) => r.headers['x-gitea-delivery'] === uuid).length === 2 ? rx.got : null,
+    );
     const copies = both.filter((r) => r.headers['x-gitea-delivery'] === uuid);
     expect(copies[1].body).toBe(copies[0].body);
-    expect((await server.api('POST', `/repos/alice/proj/hooks/${hookId}/deliveries/nope/redeliver`, { token: aliceToken })).status).toBe(404);
+    expect((await server.api('POST', `/repos/alice/proj/hooks/${hookId}/deliveries/nope/redeliver`, { token: aliceToken })).status).toBe(
+      404,
+    );
   });
 
   test('form content type and an authorization header', async () => {
     const res = await server.api('POST', '/repos/alice/proj/hooks', {
-      token: aliceToken, body: hookBody({ events: ['release'], authorization_header: 'Bearer abc123' }, { content_type: 'form', secret: 'k' }),
+      token: aliceToken,
+      body: hookBody({ events: ['release'], authorization_header: 'Bearer abc123' }, { content_type: 'form', secret: 'k' }),
     });
     rx.got.length = 0;
     await server.api('POST', '/repos/alice/proj/releases', { token: aliceToken, body: { tag_name: 'v3.0' } });
-    const form = await waitFor('form delivery', () => rx.got.find((r) => r.headers['content-type'] === 'application/x-www-form-urlencoded'));
+    const form = await waitFor('form delivery', () =>
+      rx.got.find((r) => r.headers['content-type'] === 'application/x-www-form-urlencoded'),
+    );
     expect(form.headers.authorization).toBe('Bearer abc123');
     const payload = JSON.parse(new URLSearchParams(form.body).get('payload')!);
     expect(payload).toMatchObject({ action: 'published', release: { tag_name: 'v3.0' } });
@@ -325,8 +437,15 @@ describe('deliveries', () => {
 
 test('slack, discord and msteams hooks get chat messages', async () => {
   const made: number[] = [];
-  for (const [type, cfg] of [['slack', { channel: '#dev', username: 'hearth' }], ['discord', { username: 'hearth' }], ['msteams', {}]] as const) {
-    const res = await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body: { ...hookBody({ events: ['release'] }, { ...cfg, url: `${rx.url}?type=${type}` }), type } });
+  for (const [type, cfg] of [
+    ['slack', { channel: '#dev', username: 'hearth' }],
+    ['discord', { username: 'hearth' }],
+    ['msteams', {}],
+  ] as const) {
+    const res = await server.api('POST', '/repos/alice/proj/hooks', {
+      token: aliceToken,
+      body: { ...hookBody({ events: ['release'] }, { ...cfg, url: `${rx.url}?type=${type}` }), type },
+    });
     expect(res.status).toBe(201);
     expect(res.body.type).toBe(type);
     made.push(res.body.id);
@@ -346,12 +465,21 @@ test('slack, discord and msteams hooks get chat messages', async () => {
 describe('hook levels', () => {
   test('org hooks see the org repositories only; user hooks the user repositories; a system hook sees every repository', async () => {
     expect((await server.api('POST', '/orgs', { token: aliceToken, body: { username: 'acme' } })).status).toBe(201);
-    const org = await server.api('POST', '/orgs/acme/hooks', { token: aliceToken, body: hookBody({ events: ['repository'] }, { url: `${rx.url}?level=org` }) });
+    const org = await server.api('POST', '/orgs/acme/hooks', {
+      token: aliceToken,
+      body: hookBody({ events: ['repository'] }, { url: `${rx.url}?level=org` }),
+    });
     expect(org.status).toBe(201);
     expect([403, 404]).toContain((await server.api('POST', '/orgs/acme/hooks', { token: bobToken, body: hookBody() })).status);
-    const user = await server.api('POST', '/user/hooks', { token: bobToken, body: hookBody({ events: ['repository'] }, { url: `${rx.url}?level=user` }) });
+    const user = await server.api('POST', '/user/hooks', {
+      token: bobToken,
+      body: hookBody({ events: ['repository'] }, { url: `${rx.url}?level=user` }),
+    });
     expect(user.status).toBe(201);
-    const sys = await server.api('POST', '/admin/hooks', { token: adminToken, body: hookBody({ events: ['repository', 'release'] }, { url: `${rx.url}?level=system` }) });
+    const sys = await server.api('POST', '/admin/hooks', {
+      token: adminToken,
+      body: hookBody({ events: ['repository', 'release'] }, { url: `${rx.url}?level=system` }),
+    });
     expect(sys.status).toBe(201);
     expect(sys.body.is_system_webhook).toBe(true);
     expect((await server.api('GET', '/admin/hooks', { token: adminToken })).body.map((h: any) => h.id)).toEqual([sys.body.id]);
@@ -365,16 +493,26 @@ describe('hook levels', () => {
     expect((await server.api('POST', '/user/repos', { token: bobToken, body: { name: 'bobs', private: true } })).status).toBe(201);
     await waitFor('four deliveries', () => ofEvent('repository').length >= 4);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const seen = ofEvent('repository').map((r) => `${new URL(r.url, 'http://x').searchParams.get('level')}:${r.json.repository.full_name}`).sort();
+    const seen = ofEvent('repository')
+      .map((r) => `${new URL(r.url, 'http://x').searchParams.get('level')}:${r.json.repository.full_name}`)
+      .sort();
     expect(seen).toEqual(['org:acme/tool', 'system:acme/tool', 'system:bob/bobs', 'user:bob/bobs']);
     const orgCreated = ofEvent('repository', 'acme/tool')[0].json;
-    expect(orgCreated).toMatchObject({ action: 'created', organization: { login: 'acme' }, sender: { login: 'alice' }, repository: { private: true } });
+    expect(orgCreated).toMatchObject({
+      action: 'created',
+      organization: { login: 'acme' },
+      sender: { login: 'alice' },
+      repository: { private: true },
+    });
 
     rx.got.length = 0;
     expect((await server.api('DELETE', '/repos/bob/bobs', { token: bobToken })).status).toBe(204);
     await waitFor('deleted deliveries', () => ofEvent('repository').length >= 2);
     expect(ofEvent('repository').every((r) => r.json.action === 'deleted' && r.json.repository.full_name === 'bob/bobs')).toBe(true);
-    for (const [p, id] of [['/orgs/acme/hooks', org.body.id], ['/user/hooks', user.body.id]] as const) {
+    for (const [p, id] of [
+      ['/orgs/acme/hooks', org.body.id],
+      ['/user/hooks', user.body.id],
+    ] as const) {
       expect((await server.api('DELETE', `${p}/${id}`, { token: p.startsWith('/orgs') ? aliceToken : bobToken })).status).toBe(204);
     }
     expect((await server.api('DELETE', `/admin/hooks/${sys.body.id}`, { token: adminToken })).status).toBe(204);
@@ -406,20 +544,30 @@ describe('outgoing allow-list and reliability', () => {
   });
 
   test('receiver down, then back: every delivery arrives exactly once, with retries keeping the UUID', async () => {
-    const hook = await server.api('POST', '/repos/alice/proj/hooks', { token: aliceToken, body: hookBody({ events: ['issues'] }, { url: `${rx.url}?down` }) });
+    const hook = await server.api('POST', '/repos/alice/proj/hooks', {
+      token: aliceToken,
+      body: hookBody({ events: ['issues'] }, { url: `${rx.url}?down` }),
+    });
     rx.got.length = 0;
     let down = true;
     rx.answer = (r) => (r.url.includes('down') && down ? 503 : 200);
     const numbers: number[] = [];
-    for (let i = 0; i < 6; i++) numbers.push((await server.api('POST', '/repos/alice/proj/issues', { token: aliceToken, body: { title: `outage ${i}` } })).body.number);
+    for (let i = 0; i < 6; i++)
+      numbers.push(
+        (await server.api('POST', '/repos/alice/proj/issues', { token: aliceToken, body: { title: `outage ${i}` } })).body.number,
+      );
     // Every event is queued before its request returns.
     expect(Number((await server.kernel.db('hook_task').where('hook_id', hook.body.id).count({ n: '*' }))[0].n)).toBe(6);
     await waitFor('failed attempts', () => rx.got.filter((r) => r.status === 503).length >= 12);
     down = false;
-    const ok = await waitFor('all delivered', () => {
-      const good = rx.got.filter((r) => r.url.includes('down') && r.status === 200);
-      return good.length >= 6 ? good : null;
-    }, 20000);
+    const ok = await waitFor(
+      'all delivered',
+      () => {
+        const good = rx.got.filter((r) => r.url.includes('down') && r.status === 200);
+        return good.length >= 6 ? good : null;
+      },
+      20000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const uuids = rx.got.filter((r) => r.url.includes('down') && r.status === 200).map((r) => r.headers['x-gitea-delivery']);
     expect(new Set(uuids).size).toBe(6);

@@ -1,2 +1,11 @@
 /** The kernel as an application embeds it: through the @hearth/core package (its built dist). */
-export { Hearth, loadConfig, loadPlugins, deepMerge, ConfigError, adoptKernelMigrations, migrateLatest, migrationsTable } from '@hearth/core';
+export {
+  Hearth,
+  loadConfig,
+  loadPlugins,
+  deepMerge,
+  ConfigError,
+  adoptKernelMigrations,
+  migrateLatest,
+  migrationsTable,
+} from '@hearth/core';

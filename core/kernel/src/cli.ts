@@ -73,7 +73,9 @@ async function main(argv: string[]): Promise<number> {
       const kernel = await Hearth.create({ config: configOptions, logDestination: pino.destination(2) });
       try {
         const hooks = await kernel.repos.refreshHooks();
-        console.log(`migrations are up to date (${kernel.database.kind} ${kernel.database.display}; plugins: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'}); hooks refreshed in ${hooks} repositories`);
+        console.log(
+          `migrations are up to date (${kernel.database.kind} ${kernel.database.display}; plugins: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'}); hooks refreshed in ${hooks} repositories`,
+        );
       } finally {
         await kernel.close();
       }
@@ -122,7 +124,9 @@ async function runPluginCommand(configOptions: { file?: string }, args: string[]
   const kernel = await Hearth.create({ config: configOptions, logDestination: pino.destination(2) });
   try {
     if (!kernel.plugins.some((p) => p.plugin.name === pluginName)) {
-      console.error(`hearth: the plugin "${pluginName}" is not enabled (enabled: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'})`);
+      console.error(
+        `hearth: the plugin "${pluginName}" is not enabled (enabled: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'})`,
+      );
       return 2;
     }
     const commands = kernel.commandsOf(pluginName);
@@ -158,7 +162,11 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
   else {
     const version = /(\d+)\.(\d+)/.exec(git.stdout) ?? ['', '0', '0'];
     const modern = Number(version[1]) > 2 || (Number(version[1]) === 2 && Number(version[2]) >= 38);
-    report(modern ? true : 'warn', 'git', `${git.stdout.trim()}${modern ? '' : ' (2.38 or newer merges pull requests without a work tree)'}`);
+    report(
+      modern ? true : 'warn',
+      'git',
+      `${git.stdout.trim()}${modern ? '' : ' (2.38 or newer merges pull requests without a work tree)'}`,
+    );
   }
   let loaded;
   try {
@@ -188,11 +196,29 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
   try {
     const grace = config.maintenance.LEFTOVER_GRACE_PERIOD;
     const { found, removed, failed: unremovable } = await sweepLeftovers(dataDir, { graceSeconds: grace, remove: fix });
-    const list = (items: Leftover[]) => items.slice(0, 20).map((l) => `\n      ${l.kind}: ${path.relative(dataDir, l.path)} (${size(l.bytes)}, last changed ${l.modified.toISOString()})`).join('') + (items.length > 20 ? `\n      … and ${items.length - 20} more` : '');
-    if (found.length === 0) report(true, 'leftovers', `none older than the grace period of ${grace} s (git quarantine directories, temporary upload and archive files)`);
-    else if (!fix) report(false, 'leftovers', `${found.length} of interrupted pushes, uploads or archives (${size(totalBytes(found))}); \`hearth doctor --fix\` removes them${list(found)}`);
+    const list = (items: Leftover[]) =>
+      items
+        .slice(0, 20)
+        .map((l) => `\n      ${l.kind}: ${path.relative(dataDir, l.path)} (${size(l.bytes)}, last changed ${l.modified.toISOString()})`)
+        .join('') + (items.length > 20 ? `\n      … and ${items.length - 20} more` : '');
+    if (found.length === 0)
+      report(
+        true,
+        'leftovers',
+        `none older than the grace period of ${grace} s (git quarantine directories, temporary upload and archive files)`,
+      );
+    else if (!fix)
+      report(
+        false,
+        'leftovers',
+        `${found.length} of interrupted pushes, uploads or archives (${size(totalBytes(found))}); \`hearth doctor --fix\` removes them${list(found)}`,
+      );
     else {
-      report(true, 'leftovers', `removed ${removed.length} of interrupted pushes, uploads or archives (${size(totalBytes(removed))})${list(removed)}`);
+      report(
+        true,
+        'leftovers',
+        `removed ${removed.length} of interrupted pushes, uploads or archives (${size(totalBytes(removed))})${list(removed)}`,
+      );
       for (const { leftover, error } of unremovable) report(false, 'leftovers', `could not remove ${leftover.path}: ${error}`);
     }
   } catch (err) {
@@ -204,9 +230,15 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
       report(true, 'database', `${target.kind} ${target.display} is reachable and migrated`);
       const { missing, unadopted, total } = await repositoryConsistency(db, path.join(dataDir, 'repositories'));
       const ok = missing.length === 0 && unadopted.length === 0;
-      report(ok ? true : 'warn', 'repositories', `${total} in the database` +
-        (missing.length ? `; missing on disk: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}` : '') +
-        (unadopted.length ? `; on disk without a record (creating them answers 409): ${unadopted.slice(0, 5).join(', ')}${unadopted.length > 5 ? ', …' : ''}` : ''));
+      report(
+        ok ? true : 'warn',
+        'repositories',
+        `${total} in the database` +
+          (missing.length ? `; missing on disk: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}` : '') +
+          (unadopted.length
+            ? `; on disk without a record (creating them answers 409): ${unadopted.slice(0, 5).join(', ')}${unadopted.length > 5 ? ', …' : ''}`
+            : ''),
+      );
     } finally {
       await db.destroy();
     }
@@ -216,13 +248,19 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
   return failed ? 1 : 0;
 }
 
-const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1048576).toFixed(1)} MiB`);
+const size = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /** Repositories whose directory is gone, and directories no repository record owns. */
-async function repositoryConsistency(db: import('knex').Knex, root: string): Promise<{ missing: string[]; unadopted: string[]; total: number }> {
+async function repositoryConsistency(
+  db: import('knex').Knex,
+  root: string,
+): Promise<{ missing: string[]; unadopted: string[]; total: number }> {
   const rows: Array<{ owner_name: string; name: string }> = await db('repositories').select('owner_name', 'name');
   const known = new Set(rows.map((r) => `${r.owner_name.toLowerCase()}/${r.name.toLowerCase()}`));
-  const missing = rows.filter((r) => !fs.existsSync(path.join(root, r.owner_name.toLowerCase(), `${r.name.toLowerCase()}.git`))).map((r) => `${r.owner_name}/${r.name}`);
+  const missing = rows
+    .filter((r) => !fs.existsSync(path.join(root, r.owner_name.toLowerCase(), `${r.name.toLowerCase()}.git`)))
+    .map((r) => `${r.owner_name}/${r.name}`);
   const unadopted: string[] = [];
   for (const owner of fs.existsSync(root) ? fs.readdirSync(root) : []) {
     const ownerDir = path.join(root, owner);

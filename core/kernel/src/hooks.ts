@@ -1,9 +1,4 @@
-import {
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-} from 'tapable';
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import type { KernelHooks, Logger } from '@hearth/plugin-api';
 
 /** The tap record tapable hands to a `register` interceptor. */
@@ -71,7 +66,10 @@ function containTap(tap: RegisteredTap, hookName: string, log: Logger): Register
   const report = (err: unknown) => log.error({ err, hook: hookName, tap: tap.name }, `hook tap "${tap.name}" on ${hookName} failed`);
   switch (tap.type) {
     case 'promise':
-      tap.fn = (...args: unknown[]) => Promise.resolve().then(() => fn(...args)).catch(report);
+      tap.fn = (...args: unknown[]) =>
+        Promise.resolve()
+          .then(() => fn(...args))
+          .catch(report);
       break;
     case 'async':
       tap.fn = (...args: unknown[]) => {

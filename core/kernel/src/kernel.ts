@@ -77,7 +77,11 @@ export interface HearthOptions {
 }
 
 /** Open the configured database and bring the kernel's and the enabled plugins' schemas up to date. */
-export async function openDatabase(config: HearthConfig, plugins: readonly LoadedPlugin[], log: Logger): Promise<{ db: Knex; target: DatabaseTarget }> {
+export async function openDatabase(
+  config: HearthConfig,
+  plugins: readonly LoadedPlugin[],
+  log: Logger,
+): Promise<{ db: Knex; target: DatabaseTarget }> {
   const target = resolveDatabase(config.database.URL, config.server.DATA_DIR, config.database.POOL_MAX);
   const db = connect(target);
   try {
@@ -87,7 +91,8 @@ export async function openDatabase(config: HearthConfig, plugins: readonly Loade
     for (const { plugin } of plugins) {
       if (plugin.adoptsKernelMigrations) {
         const adopted = await adoptKernelMigrations(db, plugin.name, plugin.migrations ?? []);
-        if (adopted.length) log.info({ plugin: plugin.name, migrations: adopted }, 'migrations recorded by an earlier release moved to the plugin');
+        if (adopted.length)
+          log.info({ plugin: plugin.name, migrations: adopted }, 'migrations recorded by an earlier release moved to the plugin');
       }
       const done = await migrateLatest(db, plugin.name, plugin.migrations ?? []);
       if (done.length) log.info({ plugin: plugin.name, migrations: done }, 'plugin migrations applied');
@@ -143,20 +148,37 @@ export class Hearth {
       await removeUserMemberships(trx, user.id);
     });
     this.packages = createPackageFramework({
-      db, hooks: this.hooks, config, users: this.users, repos: this.repos, http: this.httpHelpers(), log, authenticate: (req) => this.authenticate(req),
+      db,
+      hooks: this.hooks,
+      config,
+      users: this.users,
+      repos: this.repos,
+      http: this.httpHelpers(),
+      log,
+      authenticate: (req) => this.authenticate(req),
     });
     this.attachments = attachmentService(db, config);
     this.contexts = new PluginContexts({
-      config, db, hooks: this.hooks, log, users: this.users, repos: this.repos, schemas: this.schemas, http: this.httpHelpers(),
-      packages: this.packages.services, authenticate: (req) => this.authenticate(req),
-      attachedGit: this.attachedGit, attachments: this.attachments,
+      config,
+      db,
+      hooks: this.hooks,
+      log,
+      users: this.users,
+      repos: this.repos,
+      schemas: this.schemas,
+      http: this.httpHelpers(),
+      packages: this.packages.services,
+      authenticate: (req) => this.authenticate(req),
+      attachedGit: this.attachedGit,
+      attachments: this.attachments,
     });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
   }
 
   static async create(options: HearthOptions = {}): Promise<Hearth> {
-    const loaded = options.config && 'config' in options.config ? options.config : loadConfig(options.config as LoadConfigOptions | undefined);
+    const loaded =
+      options.config && 'config' in options.config ? options.config : loadConfig(options.config as LoadConfigOptions | undefined);
     const { config, baseDir } = loaded;
     // Buffered, asynchronous writes: one syscall per 4 KiB of log rather than per line (flushed on close and exit).
     const destination = options.logDestination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
@@ -183,30 +205,62 @@ export class Hearth {
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
       const repoDeps = { ...deps, repos: this.repos, templates };
       [
-        ...repoOperations(repoDeps), ...forkOperations(repoDeps), ...topicOperations(repoDeps),
-        ...transferOperations({ ...repoDeps, attached: this.attachedGit }), ...generateOperations(repoDeps),
+        ...repoOperations(repoDeps),
+        ...forkOperations(repoDeps),
+        ...topicOperations(repoDeps),
+        ...transferOperations({ ...repoDeps, attached: this.attachedGit }),
+        ...generateOperations(repoDeps),
       ].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
-      const followerDeps = { db: this.db, repos: this.repos, users: this.users, http: deps.http, rootUrl: () => this.config.server.ROOT_URL };
+      const followerDeps = {
+        db: this.db,
+        repos: this.repos,
+        users: this.users,
+        http: deps.http,
+        rootUrl: () => this.config.server.ROOT_URL,
+      };
       [...watchOperations(followerDeps), ...starOperations(followerDeps)].forEach((op) => r.api(op));
       const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
-      r.root('/', smartHttpRouter({
-        repos: this.repos, config: this.config, authenticate: (req) => this.authenticate(req), log: this.log, attached: this.attachedGit,
-      }));
+      r.root(
+        '/',
+        smartHttpRouter({
+          repos: this.repos,
+          config: this.config,
+          authenticate: (req) => this.authenticate(req),
+          log: this.log,
+          attached: this.attachedGit,
+        }),
+      );
       r.root('/', contentsSiteRouter({ repos: this.repos, authenticate: (req) => this.authenticate(req) }));
     });
-    const services: KernelServices = { db: this.db, hooks: this.hooks, config: this.config, users: this.users, repos: this.repos, http: deps.http, log: this.log };
+    const services: KernelServices = {
+      db: this.db,
+      hooks: this.hooks,
+      config: this.config,
+      users: this.users,
+      repos: this.repos,
+      http: deps.http,
+      log: this.log,
+    };
     tapDomainEvents(services);
     this.hooks.http.routes.tap('hearth:branch-protection', (r) => branchProtectionOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:organizations', (r) => orgOperations(services).forEach((op) => r.api(op)));
     this.hooks.http.routes.tap('hearth:packages', (r) => this.packages.operations().forEach((op) => r.api(op)));
     tapAttachmentsRepositoryLifecycle(this.hooks, this.db, this.config);
     this.hooks.http.routes.tap('hearth:attachments', (r) => {
-      r.root('/', attachmentsRouter({
-        db: this.db, config: this.config, repos: this.repos, users: this.users, authenticate: (req) => this.authenticate(req),
-        releaseCheck: () => this.attachments.releaseCheck(), issueCheck: () => this.attachments.issueCheck(),
-      }));
+      r.root(
+        '/',
+        attachmentsRouter({
+          db: this.db,
+          config: this.config,
+          repos: this.repos,
+          users: this.users,
+          authenticate: (req) => this.authenticate(req),
+          releaseCheck: () => this.attachments.releaseCheck(),
+          issueCheck: () => this.attachments.issueCheck(),
+        }),
+      );
     });
     startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
     for (const loaded of this.plugins) {
@@ -229,7 +283,8 @@ export class Hearth {
         this.operations.push({ op: withBoundedIntegers(op), owner });
       },
       packages: (type: string, router: Router, options: PackageRouteOptions = {}) => {
-        if (!/^[a-z0-9][a-z0-9-]*$/.test(type)) throw new Error(`package type "${type}" (from "${owner}") must be lower-case letters, digits and dashes`);
+        if (!/^[a-z0-9][a-z0-9-]*$/.test(type))
+          throw new Error(`package type "${type}" (from "${owner}") must be lower-case letters, digits and dashes`);
         const clash = this.packageRouters.get(type);
         if (clash) throw new Error(`package type "${type}" is claimed by both "${clash.owner}" and "${owner}"`);
         this.packageRouters.set(type, { owner, router, options });
@@ -248,10 +303,15 @@ export class Hearth {
     app.set('etag', false);
     app.use(requestContext(this.log, this.metrics, config.log.REQUESTS));
     // The API first: it is nearly all the traffic, and nothing below it serves /api/v1.
-    app.use('/api/v1', buildApiRouter(this.operations, {
-      schemas: this.schemas, config, authenticate: (req) => this.authenticate(req),
-      resolveAccess: (access, params, principal) => resolveAccess(access, params, principal, this.repos.access, this.users),
-    }));
+    app.use(
+      '/api/v1',
+      buildApiRouter(this.operations, {
+        schemas: this.schemas,
+        config,
+        authenticate: (req) => this.authenticate(req),
+        resolveAccess: (access, params, principal) => resolveAccess(access, params, principal, this.repos.access, this.users),
+      }),
+    );
     app.use('/api/v1', notFoundHandler(docsUrl));
 
     app.get('/api/healthz', async (_req, res) => {
@@ -262,11 +322,16 @@ export class Hearth {
       } catch {
         status = 'fail';
       }
-      res.status(status === 'pass' ? 200 : 503).type('application/health+json').send({
-        status,
-        description: `${config.server.APP_NAME}: health check`,
-        checks: { 'database:ping': [{ status, time: new Date().toISOString(), observedValue: Date.now() - started, observedUnit: 'ms' }] },
-      });
+      res
+        .status(status === 'pass' ? 200 : 503)
+        .type('application/health+json')
+        .send({
+          status,
+          description: `${config.server.APP_NAME}: health check`,
+          checks: {
+            'database:ping': [{ status, time: new Date().toISOString(), observedValue: Date.now() - started, observedUnit: 'ms' }],
+          },
+        });
     });
     if (this.metrics) {
       const registry = this.metrics.registry;
@@ -281,7 +346,11 @@ export class Hearth {
     if (config.api.ENABLE_SWAGGER) {
       let document: Record<string, unknown> | undefined;
       app.get('/swagger.v1.json', (_req, res) => {
-        document ??= buildOpenApi(this.operations, this.schemas, { title: config.server.APP_NAME, version: API_VERSION_STRING, rootUrl: config.server.ROOT_URL });
+        document ??= buildOpenApi(this.operations, this.schemas, {
+          title: config.server.APP_NAME,
+          version: API_VERSION_STRING,
+          rootUrl: config.server.ROOT_URL,
+        });
         res.json(document);
       });
       app.use(docsRouter(config.server.APP_NAME));

@@ -24,7 +24,10 @@ export class SchemaRegistry {
 
   /** Load every `*.json` schema of a folder (the kernel's `schemas/api`, a plugin's `schemas/`). */
   addDirectory(dir: string): void {
-    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       this.add(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as JsonSchema);
     }
   }
@@ -49,7 +52,7 @@ export class SchemaRegistry {
 
   /** A validator for a body: `ref` names a registered schema, or is an inline schema. */
   bodyValidator(ref: string | JsonSchema): ValidateFunction {
-    return typeof ref === 'string' ? this.bodies.getSchema(ref) ?? missing(ref) : this.bodies.compile(ref);
+    return typeof ref === 'string' ? (this.bodies.getSchema(ref) ?? missing(ref)) : this.bodies.compile(ref);
   }
 
   /** A validator for query strings and path parameters (coerces "5" to 5, "true" to true). */
@@ -95,7 +98,10 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, prefix:
 }
 
 function pointerToPath(prefix: string, pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   return parts.reduce(joinPath, prefix);
 }
 

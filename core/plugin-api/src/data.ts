@@ -81,6 +81,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function decodeBase64(value: string | undefined, filePath: string): Buffer {
   if (value === undefined || value === null) return Buffer.alloc(0);
   const compact = value.replace(/[\r\n\t ]/g, '');
-  if (!BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) throw ApiError.unprocessable(`invalid base64 content [path: ${filePath}]`);
+  if (!BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1)
+    throw ApiError.unprocessable(`invalid base64 content [path: ${filePath}]`);
   return Buffer.from(compact, 'base64');
 }

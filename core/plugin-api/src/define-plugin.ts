@@ -5,8 +5,6 @@ import type { HearthPlugin } from './types';
  * `instanceof` across package copies.
  * @public
  */
-export function definePlugin<Settings = Record<string, unknown>>(
-  plugin: Omit<HearthPlugin<Settings>, 'kind'>,
-): HearthPlugin<Settings> {
+export function definePlugin<Settings = Record<string, unknown>>(plugin: Omit<HearthPlugin<Settings>, 'kind'>): HearthPlugin<Settings> {
   return { ...plugin, kind: 'hearth.plugin/v1' };
 }

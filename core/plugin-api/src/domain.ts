@@ -86,7 +86,11 @@ export interface RepositoryDomain {
    */
   updateRef(repository: RepositoryInfo, ref: string, oldId: string, newId: string, actor: UserInfo, reason: string): Promise<boolean>;
   /** Record pushes made to the git directory by other means (a plugin's own `git` run) as a push would. */
-  recordPush(repository: RepositoryInfo, updates: Array<{ ref: string; oldId: string; newId: string }>, actor: UserInfo | null): Promise<void>;
+  recordPush(
+    repository: RepositoryInfo,
+    updates: Array<{ ref: string; oldId: string; newId: string }>,
+    actor: UserInfo | null,
+  ): Promise<void>;
   /** Contribute counts to the repository JSON: `collect` runs for each rendered page of repositories. */
   addCounts(collect: (repositoryIds: readonly number[]) => Promise<Map<number, RepositoryCounts>>): void;
   /** The users watching a repository (its watchers, who get its notifications), in watch order. (API 2.1) */
@@ -103,7 +107,10 @@ export interface RepositoryDomain {
    * `viewer` sees their authors. (API 2.1)
    */
   commitLog(
-    repository: RepositoryInfo, args: string[], options: CommitDetails, viewer: Principal | null,
+    repository: RepositoryInfo,
+    args: string[],
+    options: CommitDetails,
+    viewer: Principal | null,
   ): Promise<Record<string, unknown>[]>;
   /**
    * The commits one ref update of a push brought, newest first (a bounded number, 200), and how

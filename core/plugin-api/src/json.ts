@@ -19,7 +19,8 @@ export function jsonNestingDepth(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -43,7 +44,8 @@ export function jsonNestingDepth(bytes: Uint8Array): number {
  */
 export function parseJsonBody(text: string | Buffer, what: string): unknown {
   const depth = jsonNestingDepth(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
-  if (depth > MAX_JSON_DEPTH) throw ApiError.badRequest(`${what}: JSON nested ${depth > MAX_JSON_DEPTH * 4 ? 'far ' : ''}deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth > MAX_JSON_DEPTH)
+    throw ApiError.badRequest(`${what}: JSON nested ${depth > MAX_JSON_DEPTH * 4 ? 'far ' : ''}deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
   } catch (err) {

@@ -16,7 +16,7 @@ export function toNumber(value: unknown): number {
 
 /** JSON kept in a text column, or `fallback` when empty or unreadable. @public */
 export function parseJsonColumn<T>(text: unknown, fallback: T): T {
-  if (typeof text !== 'string' || !text) return (text && typeof text === 'object' ? (text as T) : fallback);
+  if (typeof text !== 'string' || !text) return text && typeof text === 'object' ? (text as T) : fallback;
   try {
     return JSON.parse(text) as T;
   } catch {

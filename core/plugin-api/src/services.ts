@@ -17,7 +17,8 @@ export interface ServiceRef<T> {
 
 /** Declare a service reference (export it from the providing plugin's package). @public */
 export function createServiceRef<T>(id: string): ServiceRef<T> {
-  if (!/^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/.test(id)) throw new Error(`service ref id "${id}" must look like "<plugin>.<service>"`);
+  if (!/^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/.test(id))
+    throw new Error(`service ref id "${id}" must look like "<plugin>.<service>"`);
   return Object.freeze({ id });
 }
 

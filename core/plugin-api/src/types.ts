@@ -1,11 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type {
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-} from 'tapable';
+import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import type { Knex } from 'knex';
 import type { Router, Request, Response } from 'express';
 import type { ApiResponse } from './responses';
@@ -26,15 +21,7 @@ export type JsonSchema = Record<string, unknown>;
 
 /** The token scope categories of Gitea 1.20, one per top-level API section. @public */
 export type ScopeCategory =
-  | 'activitypub'
-  | 'admin'
-  | 'misc'
-  | 'notification'
-  | 'organization'
-  | 'package'
-  | 'issue'
-  | 'repository'
-  | 'user';
+  'activitypub' | 'admin' | 'misc' | 'notification' | 'organization' | 'package' | 'issue' | 'repository' | 'user';
 
 /** Scope levels; each implies the ones before it (delete ⇒ write ⇒ read). @public */
 export type ScopeLevel = 'read' | 'write' | 'delete';
@@ -381,7 +368,13 @@ export interface AccessTarget {
  */
 export interface AccessService {
   /** Resolve a repository for `principal`, throwing ApiError 404 (not visible) or 403 (visible, level missing). */
-  repository(ownerName: string, repoName: string, principal: Principal | null, need: RepoAccessLevel, unit?: RepoUnitName): Promise<RepositoryTarget>;
+  repository(
+    ownerName: string,
+    repoName: string,
+    principal: Principal | null,
+    need: RepoAccessLevel,
+    unit?: RepoUnitName,
+  ): Promise<RepositoryTarget>;
   /** The ids of repositories `principal` may read, as a subquery for `whereIn`; null means every repository (a site admin). */
   readableRepositoryIds(principal: Principal | null): Knex.QueryBuilder | null;
   /** Whether `principal` may see the owner (user or organization) and so its public repositories and packages. */

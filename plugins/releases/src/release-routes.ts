@@ -1,6 +1,19 @@
 import {
-  ApiError, ID_PARAM, created, insertId, isUniqueViolation, noContent, nowUnix, ok, ownerRepoParams, OWNER_REPO_PARAMS,
-  type ApiOperation, type ApiRequest, type JsonSchema, type PluginContext, type RepositoryTarget,
+  ApiError,
+  ID_PARAM,
+  created,
+  insertId,
+  isUniqueViolation,
+  noContent,
+  nowUnix,
+  ok,
+  ownerRepoParams,
+  OWNER_REPO_PARAMS,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type PluginContext,
+  type RepositoryTarget,
 } from '@hearth/plugin-api';
 import { ReleaseService, toRelease } from './release-service';
 
@@ -43,7 +56,10 @@ const LIST_QUERY: JsonSchema = {
 };
 const RELEASE_LIST = { description: 'ReleaseList', schema: { type: 'array', items: { $ref: 'Release' } } };
 const ATTACHMENT_LIST = { description: 'AttachmentList', schema: { type: 'array', items: { $ref: 'Attachment' } } };
-const NEWEST_FIRST = [{ column: 'created_unix', order: 'desc' }, { column: 'id', order: 'desc' }];
+const NEWEST_FIRST = [
+  { column: 'created_unix', order: 'desc' },
+  { column: 'id', order: 'desc' },
+];
 
 const repoOf = (req: ApiRequest<any, any, any>): RepositoryTarget => req.target.repository!;
 const exists = (tag: string) => ApiError.conflict(`release already exists for this tag [tag: ${tag}]`);
@@ -60,8 +76,15 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
   const writer = { ...base, auth: 'required', access: { repo: { need: 'write', unit: 'releases' } } } as const;
   return [
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases', operationId: 'repoListReleases', summary: "List a repo's releases",
-      params: OWNER_REPO_PARAMS, paged: true, query: LIST_QUERY, responses: { 200: RELEASE_LIST },
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/releases',
+      operationId: 'repoListReleases',
+      summary: "List a repo's releases",
+      params: OWNER_REPO_PARAMS,
+      paged: true,
+      query: LIST_QUERY,
+      responses: { 200: RELEASE_LIST },
       handler: async (req: ApiRequest<unknown, ListQuery, RepoParams>) => {
         const r = repoOf(req);
         const q = ctx.db('release').where('repo_id', r.id);
@@ -79,9 +102,13 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
       },
     },
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/latest', operationId: 'repoGetLatestRelease',
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/releases/latest',
+      operationId: 'repoGetLatestRelease',
       summary: 'Gets the most recent non-prerelease, non-draft release of a repository, sorted by created_at',
-      params: OWNER_REPO_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
+      params: OWNER_REPO_PARAMS,
+      responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const r = repoOf(req);
         const row = await ctx.db('release').where({ repo_id: r.id, is_draft: false, is_prerelease: false }).orderBy(NEWEST_FIRST).first();
@@ -90,9 +117,13 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
       },
     },
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoGetReleaseByTag',
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/releases/tags/{tag*}',
+      operationId: 'repoGetReleaseByTag',
       summary: 'Get a release by tag name',
-      params: TAG_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
+      params: TAG_PARAMS,
+      responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, TagParams>) => {
         const r = repoOf(req);
         const row = await releases.byTag(r, req.params.tag);
@@ -103,9 +134,13 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
       },
     },
     {
-      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/releases/tags/{tag*}', operationId: 'repoDeleteReleaseByTag',
+      ...writer,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/releases/tags/{tag*}',
+      operationId: 'repoDeleteReleaseByTag',
       summary: 'Delete a release by tag name (the tag stays)',
-      params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      params: TAG_PARAMS,
+      responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, TagParams>) => {
         const r = repoOf(req);
         const row = await releases.byTag(r, req.params.tag);
@@ -117,8 +152,14 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
       },
     },
     {
-      ...writer, method: 'post', path: '/repos/{owner}/{repo}/releases', operationId: 'repoCreateRelease', summary: 'Create a release',
-      params: OWNER_REPO_PARAMS, body: 'CreateReleaseOption', bodyRequired: true,
+      ...writer,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/releases',
+      operationId: 'repoCreateRelease',
+      summary: 'Create a release',
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateReleaseOption',
+      bodyRequired: true,
       responses: { 201: 'Release', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateReleaseBody, unknown, RepoParams>) => {
         const r = repoOf(req);
@@ -137,22 +178,37 @@ export function releaseOperations(ctx: PluginContext, releases: ReleaseService):
       },
     },
     {
-      ...reader, method: 'get', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoGetRelease', summary: 'Get a release',
-      params: ID_PARAMS, responses: { 200: 'Release', 404: 'APIError' },
+      ...reader,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/releases/{id}',
+      operationId: 'repoGetRelease',
+      summary: 'Get a release',
+      params: ID_PARAMS,
+      responses: { 200: 'Release', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
         const r = repoOf(req);
         return ok(await releases.one(r, await releases.byId(r, req.params.id, await releases.seesDrafts(r, req.principal)), req.principal));
       },
     },
     {
-      ...writer, method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoEditRelease', summary: 'Update a release',
-      params: ID_PARAMS, body: 'EditReleaseOption', responses: { 200: 'Release', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      ...writer,
+      method: 'patch',
+      path: '/repos/{owner}/{repo}/releases/{id}',
+      operationId: 'repoEditRelease',
+      summary: 'Update a release',
+      params: ID_PARAMS,
+      body: 'EditReleaseOption',
+      responses: { 200: 'Release', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: (req: ApiRequest<EditReleaseBody, unknown, IdParams>) => editRelease(ctx, releases, req),
     },
     {
-      ...writer, method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoDeleteRelease',
+      ...writer,
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/releases/{id}',
+      operationId: 'repoDeleteRelease',
       summary: 'Delete a release (the tag stays)',
-      params: ID_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      params: ID_PARAMS,
+      responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
         const r = repoOf(req);
         const row = await releases.byId(r, req.params.id, true);
@@ -215,8 +271,13 @@ function assetOperations(ctx: PluginContext, releases: ReleaseService): ApiOpera
   const assets = '/repos/{owner}/{repo}/releases/{id}/assets';
   return [
     {
-      ...reader, method: 'get', path: assets, operationId: 'repoListReleaseAttachments', summary: 'List release\'s attachments',
-      params: ID_PARAMS, responses: { 200: ATTACHMENT_LIST, 404: 'APIError' },
+      ...reader,
+      method: 'get',
+      path: assets,
+      operationId: 'repoListReleaseAttachments',
+      summary: "List release's attachments",
+      params: ID_PARAMS,
+      responses: { 200: ATTACHMENT_LIST, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, IdParams>) => {
         const r = repoOf(req);
         const rel = await releases.byId(r, req.params.id, await releases.seesDrafts(r, req.principal));
@@ -224,9 +285,13 @@ function assetOperations(ctx: PluginContext, releases: ReleaseService): ApiOpera
       },
     },
     {
-      ...writer, method: 'post', path: assets, operationId: 'repoCreateReleaseAttachment',
+      ...writer,
+      method: 'post',
+      path: assets,
+      operationId: 'repoCreateReleaseAttachment',
       summary: 'Create a release attachment (multipart/form-data, file field "attachment")',
-      params: ID_PARAMS, query: NAME_QUERY,
+      params: ID_PARAMS,
+      query: NAME_QUERY,
       responses: { 201: 'Attachment', 400: 'APIError', 404: 'APIError', 413: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, { name?: string }, IdParams>) => {
         const r = repoOf(req);
@@ -237,15 +302,24 @@ function assetOperations(ctx: PluginContext, releases: ReleaseService): ApiOpera
       },
     },
     {
-      ...reader, method: 'get', path: `${assets}/{attachment_id}`, operationId: 'repoGetReleaseAttachment',
+      ...reader,
+      method: 'get',
+      path: `${assets}/{attachment_id}`,
+      operationId: 'repoGetReleaseAttachment',
       summary: 'Get a release attachment',
-      params: ASSET_PARAMS, responses: { 200: 'Attachment', 404: 'APIError' },
+      params: ASSET_PARAMS,
+      responses: { 200: 'Attachment', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, AssetParams>) => ok(ctx.attachments.toApi(await asset(req))),
     },
     {
-      ...writer, method: 'patch', path: `${assets}/{attachment_id}`, operationId: 'repoEditReleaseAttachment',
+      ...writer,
+      method: 'patch',
+      path: `${assets}/{attachment_id}`,
+      operationId: 'repoEditReleaseAttachment',
       summary: 'Edit a release attachment',
-      params: ASSET_PARAMS, body: 'EditAttachmentOptions', responses: { 201: 'Attachment', 404: 'APIError', 422: 'APIError' },
+      params: ASSET_PARAMS,
+      body: 'EditAttachmentOptions',
+      responses: { 201: 'Attachment', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ name?: string }, unknown, AssetParams>) => {
         const row = await asset(req);
         const next = req.body?.name ? await ctx.attachments.rename(row, req.body.name) : row;
@@ -253,9 +327,13 @@ function assetOperations(ctx: PluginContext, releases: ReleaseService): ApiOpera
       },
     },
     {
-      ...writer, method: 'delete', path: `${assets}/{attachment_id}`, operationId: 'repoDeleteReleaseAttachment',
+      ...writer,
+      method: 'delete',
+      path: `${assets}/{attachment_id}`,
+      operationId: 'repoDeleteReleaseAttachment',
       summary: 'Delete a release attachment',
-      params: ASSET_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      params: ASSET_PARAMS,
+      responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, AssetParams>) => {
         await ctx.attachments.remove([await asset(req)]);
         return noContent();

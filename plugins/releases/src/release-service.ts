@@ -1,6 +1,17 @@
 import {
-  ApiError, ZERO_ID, escapeSegments, isApiError, nowUnix, rowReader, toBoolean, unixToIso,
-  type AttachmentInfo, type PluginContext, type Principal, type RepositoryCounts, type RepositoryTarget,
+  ApiError,
+  ZERO_ID,
+  escapeSegments,
+  isApiError,
+  nowUnix,
+  rowReader,
+  toBoolean,
+  unixToIso,
+  type AttachmentInfo,
+  type PluginContext,
+  type Principal,
+  type RepositoryCounts,
+  type RepositoryTarget,
 } from '@hearth/plugin-api';
 
 /** A row of the `release` table (Gitea's). */
@@ -27,7 +38,10 @@ export interface NewRelease {
   prerelease?: boolean;
 }
 
-export const toRelease = rowReader<ReleaseRow>({ numbers: ['id', 'repo_id', 'publisher_id', 'created_unix'], booleans: ['is_draft', 'is_prerelease'] });
+export const toRelease = rowReader<ReleaseRow>({
+  numbers: ['id', 'repo_id', 'publisher_id', 'created_unix'],
+  booleans: ['is_draft', 'is_prerelease'],
+});
 
 /**
  * Releases of repositories: lookups, Gitea's `Release` JSON, the tag a published release needs,
@@ -121,7 +135,12 @@ export class ReleaseService {
   async announce(repository: RepositoryTarget, release: Record<string, unknown> | null, action: string, actor: Principal): Promise<void> {
     if (!release) return;
     await this.ctx.emit({
-      event: 'release', action, actor: actor.user, ownerId: repository.owner.id, repositoryId: repository.id, payload: { action, release },
+      event: 'release',
+      action,
+      actor: actor.user,
+      ownerId: repository.owner.id,
+      repositoryId: repository.id,
+      payload: { action, release },
     });
   }
 
@@ -154,8 +173,12 @@ export class ReleaseService {
    */
   async counts(repositoryIds: readonly number[]): Promise<Map<number, RepositoryCounts>> {
     const out = new Map<number, RepositoryCounts>(repositoryIds.map((id) => [id, { release_counter: 0 }]));
-    const rows = await this.db('release').whereIn('repo_id', [...repositoryIds]).where('is_draft', false)
-      .groupBy('repo_id').select('repo_id').count({ n: '*' });
+    const rows = await this.db('release')
+      .whereIn('repo_id', [...repositoryIds])
+      .where('is_draft', false)
+      .groupBy('repo_id')
+      .select('repo_id')
+      .count({ n: '*' });
     for (const row of rows as Array<{ repo_id: unknown; n: unknown }>) {
       const counts = out.get(Number(row.repo_id));
       if (counts) counts.release_counter = Number(row.n);
@@ -166,8 +189,15 @@ export class ReleaseService {
   /** A release's row as it is inserted. */
   static newRow(repositoryId: number, publisherId: number, body: NewRelease, target: string) {
     return {
-      repo_id: repositoryId, publisher_id: publisherId, tag_name: body.tag_name, lower_tag_name: body.tag_name.toLowerCase(), target,
-      title: body.name ?? '', note: body.body ?? '', is_draft: body.draft ?? false, is_prerelease: body.prerelease ?? false,
+      repo_id: repositoryId,
+      publisher_id: publisherId,
+      tag_name: body.tag_name,
+      lower_tag_name: body.tag_name.toLowerCase(),
+      target,
+      title: body.name ?? '',
+      note: body.body ?? '',
+      is_draft: body.draft ?? false,
+      is_prerelease: body.prerelease ?? false,
       created_unix: nowUnix(),
     };
   }

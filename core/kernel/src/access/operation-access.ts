@@ -15,13 +15,22 @@ interface KernelTarget extends AccessTarget {
 /** Refuse an operation without a well-formed access declaration (at registration: the server does not start). */
 export function assertAccessDeclared(op: ApiOperation, owner: string): void {
   const access = (op as Partial<ApiOperation>).access;
-  const ok = access === 'anyone' || access === 'caller' || access === 'site-admin'
-    || (typeof access === 'object' && access !== null && ['repo', 'org', 'user', 'team', 'packages'].some((k) => k in access));
-  if (!ok) throw new Error(`${op.method.toUpperCase()} ${op.path} (from "${owner}") declares no access: set access to 'anyone', 'caller', 'site-admin' or a target ({ repo }, { org }, { user }, { team }, { packages })`);
+  const ok =
+    access === 'anyone' ||
+    access === 'caller' ||
+    access === 'site-admin' ||
+    (typeof access === 'object' && access !== null && ['repo', 'org', 'user', 'team', 'packages'].some((k) => k in access));
+  if (!ok)
+    throw new Error(
+      `${op.method.toUpperCase()} ${op.path} (from "${owner}") declares no access: set access to 'anyone', 'caller', 'site-admin' or a target ({ repo }, { org }, { user }, { team }, { packages })`,
+    );
   if (typeof access === 'object') {
     const names = paramNames(access as Exclude<OperationAccess, string>);
     const missing = names.filter((n) => !op.path.includes(`{${n}}`));
-    if (missing.length) throw new Error(`${op.method.toUpperCase()} ${op.path} (from "${owner}"): its access names path parameter(s) ${missing.join(', ')} that the path does not have`);
+    if (missing.length)
+      throw new Error(
+        `${op.method.toUpperCase()} ${op.path} (from "${owner}"): its access names path parameter(s) ${missing.join(', ')} that the path does not have`,
+      );
   }
 }
 
@@ -38,7 +47,13 @@ function paramNames(access: Exclude<OperationAccess, string>): string[] {
  * when visible without the needed level. Runs after authentication, the token scope and the path
  * parameters' validation, before the query and body are looked at.
  */
-export async function resolveAccess(access: OperationAccess, params: Record<string, unknown>, principal: Principal | null, policy: AccessPolicy, users: UserService): Promise<AccessTarget> {
+export async function resolveAccess(
+  access: OperationAccess,
+  params: Record<string, unknown>,
+  principal: Principal | null,
+  policy: AccessPolicy,
+  users: UserService,
+): Promise<AccessTarget> {
   const target: KernelTarget = {};
   if (access === 'anyone') return target;
   if (access === 'caller') {

@@ -191,8 +191,11 @@ export class AccessPolicy {
     if (user.isAdmin || user.id === target.id) return true;
     if (user.isRestricted) return false;
     if (target.visibility === VISIBILITY.limited) return true;
-    const shared = await this.db('org_users as a').join('org_users as b', 'a.org_id', 'b.org_id')
-      .where('a.uid', target.id).where('b.uid', user.id).first('a.id');
+    const shared = await this.db('org_users as a')
+      .join('org_users as b', 'a.org_id', 'b.org_id')
+      .where('a.uid', target.id)
+      .where('b.uid', user.id)
+      .first('a.id');
     return Boolean(shared);
   }
 
@@ -223,7 +226,11 @@ export class AccessPolicy {
    * The repository-wide permissions of many repositories at once (a list page): the same rule, with
    * the caller's collaborations, memberships and teams read in three queries for the whole page.
    */
-  async permissions(repos: readonly RepositoryRow[], owners: ReadonlyMap<number, UserRow>, principal: Principal | null): Promise<Map<number, RepoPermission>> {
+  async permissions(
+    repos: readonly RepositoryRow[],
+    owners: ReadonlyMap<number, UserRow>,
+    principal: Principal | null,
+  ): Promise<Map<number, RepoPermission>> {
     const out = new Map<number, RepoPermission>();
     const pending: RepositoryRow[] = [];
     for (const repo of repos) {
@@ -234,26 +241,35 @@ export class AccessPolicy {
     }
     if (pending.length) {
       const facts = await this.factsFor(pending, owners, principal!.user.id);
-      for (const repo of pending) out.set(repo.id, permissionOf(decideAccess(repo, owners.get(repo.owner_id)!, principal!, facts.get(repo.id)!).mode));
+      for (const repo of pending)
+        out.set(repo.id, permissionOf(decideAccess(repo, owners.get(repo.owner_id)!, principal!, facts.get(repo.id)!).mode));
     }
     return out;
   }
 
   /** What the rule needs to know about the caller and each repository, in three queries whatever the count. */
-  private async factsFor(repos: readonly RepositoryRow[], owners: ReadonlyMap<number, UserRow>, uid: number): Promise<Map<number, AccessFacts>> {
+  private async factsFor(
+    repos: readonly RepositoryRow[],
+    owners: ReadonlyMap<number, UserRow>,
+    uid: number,
+  ): Promise<Map<number, AccessFacts>> {
     const repoIds = repos.map((r) => r.id);
     const orgIds = [...new Set(repos.map((r) => r.owner_id).filter((id) => owners.get(id)?.type === 1))];
     const [collaborations, memberships, teams] = await Promise.all([
       this.db('collaborations').whereIn('repo_id', repoIds).where('user_id', uid).select('repo_id', 'mode'),
       orgIds.length ? this.db('org_users').whereIn('org_id', orgIds).where('uid', uid).select('org_id') : [],
       orgIds.length
-        ? this.db('team_users as tu').join('teams as t', 't.id', 'tu.team_id')
-          .where('tu.uid', uid).whereIn('tu.org_id', orgIds)
-          .select('t.id', 'tu.org_id', 't.authorize', 't.includes_all_repositories', 't.units_map')
+        ? this.db('team_users as tu')
+            .join('teams as t', 't.id', 'tu.team_id')
+            .where('tu.uid', uid)
+            .whereIn('tu.org_id', orgIds)
+            .select('t.id', 'tu.org_id', 't.authorize', 't.includes_all_repositories', 't.units_map')
         : [],
     ]);
     const teamIds = teams.map((t: { id: number }) => t.id);
-    const listed = teamIds.length ? await this.db('team_repos').whereIn('team_id', teamIds).whereIn('repo_id', repoIds).select('team_id', 'repo_id') : [];
+    const listed = teamIds.length
+      ? await this.db('team_repos').whereIn('team_id', teamIds).whereIn('repo_id', repoIds).select('team_id', 'repo_id')
+      : [];
     const listedKeys = new Set(listed.map((l: { team_id: number; repo_id: number }) => `${l.team_id}:${l.repo_id}`));
     const collab = new Map(collaborations.map((c: { repo_id: number; mode: number }) => [Number(c.repo_id), Number(c.mode)]));
     const memberOf = new Set(memberships.map((m: { org_id: number }) => Number(m.org_id)));
@@ -262,9 +278,13 @@ export class AccessPolicy {
       facts.set(repo.id, {
         collaboration: collab.get(repo.id) ?? 0,
         orgMember: memberOf.has(repo.owner_id),
-        teams: teams.filter((t: { org_id: number }) => Number(t.org_id) === repo.owner_id)
+        teams: teams
+          .filter((t: { org_id: number }) => Number(t.org_id) === repo.owner_id)
           .map((t: { id: number; authorize: number; includes_all_repositories: unknown; units_map: string }) => ({
-            authorize: t.authorize, includes_all_repositories: t.includes_all_repositories, units_map: t.units_map, team_repo_id: listedKeys.has(`${t.id}:${repo.id}`) ? t.id : null,
+            authorize: t.authorize,
+            includes_all_repositories: t.includes_all_repositories,
+            units_map: t.units_map,
+            team_repo_id: listedKeys.has(`${t.id}:${repo.id}`) ? t.id : null,
           })),
       });
     }
@@ -276,7 +296,13 @@ export class AccessPolicy {
    * caller may not read, or a unit that is off or unreadable, is a 404 (existence is not
    * revealed); one it may read but not change is a 403; writes to an archived repository are 403.
    */
-  async resolveRepo(ownerName: string, repoName: string, principal: Principal | null, need: AccessNeed, unit?: RepoUnit): Promise<ResolvedRepo> {
+  async resolveRepo(
+    ownerName: string,
+    repoName: string,
+    principal: Principal | null,
+    need: AccessNeed,
+    unit?: RepoUnit,
+  ): Promise<ResolvedRepo> {
     const owner = await this.users.byName(ownerName);
     const repo = owner ? await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: repoName.toLowerCase() }) : undefined;
     if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
@@ -293,7 +319,12 @@ export class AccessPolicy {
     if (unit) {
       const level = ACCESS_MODES.indexOf(unitLevelOf(repo, access, unit));
       if (level < 1) throw ApiError.notFound(`the ${unit} unit of this repository is disabled or not readable`);
-      if (level < needed) throw ApiError.forbidden(need === 'admin' ? 'you do not have admin access to this repository' : `you do not have ${need} access to the ${unit} unit of this repository`);
+      if (level < needed)
+        throw ApiError.forbidden(
+          need === 'admin'
+            ? 'you do not have admin access to this repository'
+            : `you do not have ${need} access to the ${unit} unit of this repository`,
+        );
     } else if (need === 'write' && !permission.push) {
       throw ApiError.forbidden('you do not have write access to this repository');
     }
@@ -307,7 +338,8 @@ export class AccessPolicy {
   /** An organization the caller may see, with the role asked of them: 404 when invisible, 403 when the role is missing. */
   async resolveOrg(name: string, principal: Principal | null, role: 'visible' | 'member' | 'owner'): Promise<UserRow> {
     const org = await this.users.byName(name);
-    if (!org || org.type !== 1 || !(await this.ownerVisible(org, principal))) throw ApiError.notFound(`organization does not exist [name: ${name}]`);
+    if (!org || org.type !== 1 || !(await this.ownerVisible(org, principal)))
+      throw ApiError.notFound(`organization does not exist [name: ${name}]`);
     if (role === 'visible' || actsAsAdmin(principal)) return org;
     const uid = principal && !principal.publicOnly ? principal.user.id : 0;
     if (role === 'member' && !(await this.isOrgMember(org.id, uid))) throw ApiError.forbidden('you must be a member of the organization');
@@ -329,7 +361,11 @@ export class AccessPolicy {
    * A team the caller may look at (`member`: site admins, organization owners and the team's
    * members; other organization members get 403, everyone else 404) or change (`owner`).
    */
-  async resolveTeam(id: number, principal: Principal | null, need: 'member' | 'owner'): Promise<{ team: Record<string, unknown>; org: UserRow }> {
+  async resolveTeam(
+    id: number,
+    principal: Principal | null,
+    need: 'member' | 'owner',
+  ): Promise<{ team: Record<string, unknown>; org: UserRow }> {
     const team = await this.db('teams').where('id', id).first();
     const org = team ? await this.users.byId(Number(team.org_id)) : undefined;
     if (!team || !org || !(await this.ownerVisible(org, principal))) throw ApiError.notFound(`team does not exist [id: ${id}]`);
@@ -337,7 +373,8 @@ export class AccessPolicy {
     const uid = principal && !principal.publicOnly ? principal.user.id : 0;
     if (await this.isOrgOwner(org.id, uid)) return { team, org };
     if (need === 'member' && (await this.db('team_users').where({ team_id: team.id, uid }).first('id'))) return { team, org };
-    if (await this.isOrgMember(org.id, uid)) throw ApiError.forbidden(need === 'owner' ? 'you must be an owner of the organization' : 'you must be a member of the team');
+    if (await this.isOrgMember(org.id, uid))
+      throw ApiError.forbidden(need === 'owner' ? 'you must be an owner of the organization' : 'you must be a member of the team');
     throw ApiError.notFound(`team does not exist [id: ${id}]`);
   }
 
@@ -361,8 +398,10 @@ export class AccessPolicy {
     if (!principal || principal.publicOnly || !canRead) return { canRead, canWrite: false };
     if (principal.user.isAdmin || principal.user.id === owner.id) return { canRead, canWrite: true };
     if (owner.type !== 1) return { canRead, canWrite: false };
-    const teams = await this.db('team_users as tu').join('teams as t', 't.id', 'tu.team_id')
-      .where({ 'tu.org_id': owner.id, 'tu.uid': principal.user.id }).select('t.authorize', 't.units_map');
+    const teams = await this.db('team_users as tu')
+      .join('teams as t', 't.id', 'tu.team_id')
+      .where({ 'tu.org_id': owner.id, 'tu.uid': principal.user.id })
+      .select('t.authorize', 't.units_map');
     const mode = teams.reduce((m: number, t: { authorize: number; units_map: string }) => Math.max(m, teamUnitMode(t, 'packages')), 0);
     return { canRead, canWrite: mode >= 2 };
   }

@@ -15,15 +15,30 @@ export function whereProfileVisible<Q extends QueryBuilder<UserRow, UserRow[]>>(
   if (!principal || principal.publicOnly) return query.where('users.visibility', VISIBILITY.public);
   const { id: uid, isRestricted } = principal.user;
   return query.where((visible) => {
-    visible.where('users.id', uid)
-      .orWhere((org) => org.where('users.type', 1)
-        .whereExists((m) => m.select('om.id').from('org_users as om').whereRaw('om.org_id = users.id').where('om.uid', uid)));
+    visible
+      .where('users.id', uid)
+      .orWhere((org) =>
+        org
+          .where('users.type', 1)
+          .whereExists((m) => m.select('om.id').from('org_users as om').whereRaw('om.org_id = users.id').where('om.uid', uid)),
+      );
     if (isRestricted) {
       visible.orWhere((pub) => pub.where('users.type', 0).where('users.visibility', VISIBILITY.public));
     } else {
-      visible.orWhereIn('users.visibility', [VISIBILITY.public, VISIBILITY.limited])
-        .orWhere((shared) => shared.where('users.type', 0)
-          .whereExists((m) => m.select('su.id').from('org_users as su').join('org_users as sm', 'sm.org_id', 'su.org_id').whereRaw('su.uid = users.id').where('sm.uid', uid)));
+      visible
+        .orWhereIn('users.visibility', [VISIBILITY.public, VISIBILITY.limited])
+        .orWhere((shared) =>
+          shared
+            .where('users.type', 0)
+            .whereExists((m) =>
+              m
+                .select('su.id')
+                .from('org_users as su')
+                .join('org_users as sm', 'sm.org_id', 'su.org_id')
+                .whereRaw('su.uid = users.id')
+                .where('sm.uid', uid),
+            ),
+        );
     }
   });
 }

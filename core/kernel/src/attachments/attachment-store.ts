@@ -49,14 +49,34 @@ export interface AttachmentRow {
 const num = (v: unknown): number => Number(v ?? 0);
 
 function toRow(raw: any): AttachmentRow {
-  return { ...raw, id: num(raw.id), repo_id: num(raw.repo_id), release_id: num(raw.release_id), issue_id: num(raw.issue_id), comment_id: num(raw.comment_id), uploader_id: num(raw.uploader_id), size: num(raw.size), download_count: num(raw.download_count), created_unix: num(raw.created_unix) };
+  return {
+    ...raw,
+    id: num(raw.id),
+    repo_id: num(raw.repo_id),
+    release_id: num(raw.release_id),
+    issue_id: num(raw.issue_id),
+    comment_id: num(raw.comment_id),
+    uploader_id: num(raw.uploader_id),
+    size: num(raw.size),
+    download_count: num(raw.download_count),
+    created_unix: num(raw.created_unix),
+  };
 }
 
 /** An attachment row as the plugin API hands it out. */
 export function attachmentInfo(row: AttachmentRow): AttachmentInfo {
   return {
-    id: row.id, uuid: row.uuid, repositoryId: row.repo_id, releaseId: row.release_id, issueId: row.issue_id, commentId: row.comment_id, uploaderId: row.uploader_id,
-    name: row.name, size: row.size, downloadCount: row.download_count, createdUnix: row.created_unix,
+    id: row.id,
+    uuid: row.uuid,
+    repositoryId: row.repo_id,
+    releaseId: row.release_id,
+    issueId: row.issue_id,
+    commentId: row.comment_id,
+    uploaderId: row.uploader_id,
+    name: row.name,
+    size: row.size,
+    downloadCount: row.download_count,
+    createdUnix: row.created_unix,
   };
 }
 
@@ -64,7 +84,10 @@ export function attachmentInfo(row: AttachmentRow): AttachmentInfo {
 const blobQueue = new KeyedQueue();
 
 /** Gitea's `Attachment` object. */
-export function attachmentToApi(config: HearthConfig, row: Pick<AttachmentRow, 'id' | 'uuid' | 'name' | 'size' | 'download_count' | 'created_unix'>): Record<string, unknown> {
+export function attachmentToApi(
+  config: HearthConfig,
+  row: Pick<AttachmentRow, 'id' | 'uuid' | 'name' | 'size' | 'download_count' | 'created_unix'>,
+): Record<string, unknown> {
   return {
     id: row.id,
     name: row.name,
@@ -82,7 +105,10 @@ export function attachmentToApi(config: HearthConfig, row: Pick<AttachmentRow, '
  * `*` or `*\/*` everything; an empty list allows everything).
  */
 export function isAllowedType(allowed: string, fileName: string, mimeType: string): boolean {
-  const entries = allowed.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const entries = allowed
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   if (entries.length === 0) return true;
   const ext = path.extname(fileName).toLowerCase();
   const mime = mimeType.split(';')[0].trim().toLowerCase();
@@ -97,7 +123,10 @@ export function isAllowedType(allowed: string, fileName: string, mimeType: strin
 /** A client's file name made safe to store: the last path segment, no control characters, at most 255 characters. */
 export function cleanFileName(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  const clean = base.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\x00-\x1f\x7f]/g, '')
+    .trim()
+    .slice(0, 255);
   if (!clean || clean === '.' || clean === '..') throw ApiError.unprocessable(`invalid attachment name [name: ${name}]`);
   return clean;
 }
@@ -105,7 +134,10 @@ export function cleanFileName(name: string): string {
 export class AttachmentStore {
   readonly blobs: BlobStore;
 
-  constructor(private readonly db: Knex, private readonly config: HearthConfig) {
+  constructor(
+    private readonly db: Knex,
+    private readonly config: HearthConfig,
+  ) {
     this.blobs = createBlobStore(config, 'attachments');
   }
 
@@ -142,7 +174,11 @@ export class AttachmentStore {
 
   async byIds(ids: readonly number[]): Promise<AttachmentRow[]> {
     if (ids.length === 0) return [];
-    return (await this.db('attachment').whereIn('id', [...ids]).orderBy('id')).map(toRow);
+    return (
+      await this.db('attachment')
+        .whereIn('id', [...ids])
+        .orderBy('id')
+    ).map(toRow);
   }
 
   async byUuid(uuid: string): Promise<AttachmentRow | null> {
@@ -151,7 +187,9 @@ export class AttachmentStore {
   }
 
   async rename(row: AttachmentRow, name: string): Promise<AttachmentRow> {
-    await this.db('attachment').where('id', row.id).update({ name: cleanFileName(name) });
+    await this.db('attachment')
+      .where('id', row.id)
+      .update({ name: cleanFileName(name) });
     return toRow(await this.db('attachment').where('id', row.id).first());
   }
 
@@ -160,7 +198,10 @@ export class AttachmentStore {
    * (type before the first byte, size while writing) into the blob store, and record it.
    * Nothing is stored when a limit refuses the file.
    */
-  async upload(req: Request, target: { repoId: number; releaseId?: number; issueId?: number; commentId?: number; uploaderId: number; name?: string }): Promise<AttachmentRow> {
+  async upload(
+    req: Request,
+    target: { repoId: number; releaseId?: number; issueId?: number; commentId?: number; uploaderId: number; name?: string },
+  ): Promise<AttachmentRow> {
     const { ENABLED, MAX_SIZE, ALLOWED_TYPES } = this.settings;
     if (!ENABLED) throw ApiError.unprocessable('attachments are disabled on this server (attachment.ENABLED)');
     const maxBytes = MAX_SIZE * 1024 * 1024;
@@ -181,14 +222,27 @@ export class AttachmentStore {
       try {
         staged = await this.blobs.stage(file, maxBytes);
       } catch (err) {
-        if (isApiError(err) && err.status === 413) throw new ApiError(413, `attachment too large: the limit is ${MAX_SIZE} MB (attachment.MAX_SIZE)`);
+        if (isApiError(err) && err.status === 413)
+          throw new ApiError(413, `attachment too large: the limit is ${MAX_SIZE} MB (attachment.MAX_SIZE)`);
         throw err;
       }
       const sha = staged.hashes.sha256;
       return blobQueue.run(sha, async () => {
         try {
           await staged.commit();
-          const row = { uuid: crypto.randomUUID(), repo_id: target.repoId, release_id: target.releaseId ?? 0, issue_id: target.issueId ?? 0, comment_id: target.commentId ?? 0, uploader_id: target.uploaderId, name, size: staged.size, hash_sha256: sha, download_count: 0, created_unix: nowUnix() };
+          const row = {
+            uuid: crypto.randomUUID(),
+            repo_id: target.repoId,
+            release_id: target.releaseId ?? 0,
+            issue_id: target.issueId ?? 0,
+            comment_id: target.commentId ?? 0,
+            uploader_id: target.uploaderId,
+            name,
+            size: staged.size,
+            hash_sha256: sha,
+            download_count: 0,
+            created_unix: nowUnix(),
+          };
           await this.db('attachment').insert(row);
           return (await this.byUuid(row.uuid))!;
         } catch (err) {
@@ -242,7 +296,12 @@ export class AttachmentStore {
   /** Delete attachments (by row); their blobs go when nothing references them any more. */
   async remove(rows: AttachmentRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.db('attachment').whereIn('id', rows.map((r) => r.id)).delete();
+    await this.db('attachment')
+      .whereIn(
+        'id',
+        rows.map((r) => r.id),
+      )
+      .delete();
     await this.deleteOrphanBlobs(rows.map((r) => r.hash_sha256));
   }
 

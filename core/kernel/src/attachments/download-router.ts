@@ -1,7 +1,14 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import {
-  ApiError, contentDisposition, isApiError, stream, type IssueDownloadCheck, type Principal, type ReleaseDownloadCheck, type RepositoryTarget,
+  ApiError,
+  contentDisposition,
+  isApiError,
+  stream,
+  type IssueDownloadCheck,
+  type Principal,
+  type ReleaseDownloadCheck,
+  type RepositoryTarget,
 } from '@hearth/plugin-api';
 import { grants } from '../auth/scopes';
 import { send } from '../http/operations';
@@ -73,12 +80,15 @@ export function attachmentsRouter(deps: AttachmentRouterDeps): Router {
     }
     const blob = await store.blobs.open(row.hash_sha256);
     await store.countDownload(row);
-    await send(res, stream(200, 'application/octet-stream', blob.stream, {
-      'Content-Length': String(blob.size),
-      'Content-Disposition': contentDisposition(row.name),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, max-age=300',
-    }));
+    await send(
+      res,
+      stream(200, 'application/octet-stream', blob.stream, {
+        'Content-Length': String(blob.size),
+        'Content-Disposition': contentDisposition(row.name),
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private, max-age=300',
+      }),
+    );
   });
   return router;
 }

@@ -3,7 +3,15 @@ import { ApiError } from '@hearth/plugin-api';
 
 /** Gitea's category order; normalized scope strings list categories in this order. */
 export const SCOPE_CATEGORIES: readonly ScopeCategory[] = [
-  'activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user',
+  'activitypub',
+  'admin',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'issue',
+  'repository',
+  'user',
 ];
 /** Each level implies the ones before it. */
 export const SCOPE_LEVELS: readonly ScopeLevel[] = ['read', 'write', 'delete'];
@@ -26,9 +34,14 @@ export function levelForMethod(method: string): ScopeLevel {
  * Throws a 400 ApiError naming an unknown scope, or when nothing is asked for.
  */
 export function normalizeScopes(requested: readonly string[]): string {
-  const entries = requested.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const entries = requested
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) {
-    throw ApiError.badRequest('access token must have a scope: choose at least one of "all", "public-only" or LEVEL:CATEGORY (levels read, write, delete)');
+    throw ApiError.badRequest(
+      'access token must have a scope: choose at least one of "all", "public-only" or LEVEL:CATEGORY (levels read, write, delete)',
+    );
   }
   let publicOnly = false;
   let all = false;
@@ -41,7 +54,9 @@ export function normalizeScopes(requested: readonly string[]): string {
       const [level, category] = scope.split(':') as [ScopeLevel, ScopeCategory];
       const rank = SCOPE_LEVELS.indexOf(level);
       if (rank < 0 || !SCOPE_CATEGORIES.includes(category) || scope.split(':').length !== 2) {
-        throw ApiError.badRequest(`invalid access token scope "${entry}": allowed are "all", "public-only" and LEVEL:CATEGORY with level one of ${SCOPE_LEVELS.join(', ')} and category one of ${SCOPE_CATEGORIES.join(', ')}`);
+        throw ApiError.badRequest(
+          `invalid access token scope "${entry}": allowed are "all", "public-only" and LEVEL:CATEGORY with level one of ${SCOPE_LEVELS.join(', ')} and category one of ${SCOPE_CATEGORIES.join(', ')}`,
+        );
       }
       best.set(category, Math.max(best.get(category) ?? -1, rank));
     }

@@ -106,7 +106,7 @@ function applyEnv(target: Record<string, any>, rootSchema: any, name: string, ra
       // Free-form maps (plugins by name, plugin settings): keep the spelling already in the files.
       key = existing ?? segment.toLowerCase().replace(/_/g, '-');
       schema = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
-    } else if (schema === undefined || schema.type === 'object' && !schema.properties) {
+    } else if (schema === undefined || (schema.type === 'object' && !schema.properties)) {
       key = existing ?? segment;
     } else {
       throw new ConfigError(`environment variable ${name}: "${keys.concat(segment).join('.')}" is not a configuration key`);

@@ -21,7 +21,14 @@ export interface HearthConfig {
   };
   git: { MAX_GIT_DIFF_FILES: number };
   metrics: { ENABLED: boolean; TOKEN: string };
-  webhook: { ALLOWED_HOST_LIST: string; DELIVER_TIMEOUT: number; WORKERS: number; MAX_ATTEMPTS: number; RETRY_BACKOFF: number; POLL_INTERVAL: number };
+  webhook: {
+    ALLOWED_HOST_LIST: string;
+    DELIVER_TIMEOUT: number;
+    WORKERS: number;
+    MAX_ATTEMPTS: number;
+    RETRY_BACKOFF: number;
+    POLL_INTERVAL: number;
+  };
   maintenance: { LEFTOVER_GRACE_PERIOD: number; LEFTOVER_SWEEP_INTERVAL: number };
   plugins: Record<string, { enabled: boolean; package?: string; settings: Record<string, unknown> }>;
   /** Sections the kernel passes through to plugins (ui, repository, attachment, migrations, actions…). */

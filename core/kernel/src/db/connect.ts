@@ -12,7 +12,6 @@ export interface DatabaseTarget {
   knexConfig: Knex.Config;
 }
 
-
 /**
  * Turn `database.URL` into a knex configuration. Empty means the embedded default: SQLite in
  * DATA_DIR/hearth.db, in WAL mode so readers never wait for the writer.
@@ -81,7 +80,9 @@ export function resolveDatabase(url: string, dataDir: string, poolMax: number): 
         knexConfig: { client: 'pg', connection: common, pool: { min: 0, max: poolMax } },
       };
     default:
-      throw new ConfigError(`database.URL = ${JSON.stringify(display)}: unsupported scheme "${parsed.protocol}"; allowed: sqlite:, mysql:, mariadb:, postgres:, postgresql:`);
+      throw new ConfigError(
+        `database.URL = ${JSON.stringify(display)}: unsupported scheme "${parsed.protocol}"; allowed: sqlite:, mysql:, mariadb:, postgres:, postgresql:`,
+      );
   }
 }
 

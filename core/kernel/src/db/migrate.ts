@@ -44,7 +44,9 @@ export async function adoptKernelMigrations(db: Knex, owner: string, list: reado
   const kernelTable = migrationsTable(null);
   const names = list.map((m) => m.name);
   if (names.length === 0 || !(await db.schema.hasTable(kernelTable))) return [];
-  const rows: Array<{ name: string; batch: number; migration_time: unknown }> = await db(kernelTable).whereIn('name', names).select('name', 'batch', 'migration_time');
+  const rows: Array<{ name: string; batch: number; migration_time: unknown }> = await db(kernelTable)
+    .whereIn('name', names)
+    .select('name', 'batch', 'migration_time');
   if (rows.length === 0) return [];
   const tableName = migrationsTable(owner);
   // The same columns knex gives its migration tables, so that knex takes this one as its own.
@@ -59,8 +61,14 @@ export async function adoptKernelMigrations(db: Knex, owner: string, list: reado
   await db.transaction(async (trx) => {
     const present = new Set((await trx(tableName).whereIn('name', names).select('name')).map((r: { name: string }) => r.name));
     const missing = rows.filter((r) => !present.has(r.name));
-    if (missing.length) await trx(tableName).insert(missing.map((r) => ({ name: r.name, batch: r.batch, migration_time: r.migration_time })));
-    await trx(kernelTable).whereIn('name', rows.map((r) => r.name)).delete();
+    if (missing.length)
+      await trx(tableName).insert(missing.map((r) => ({ name: r.name, batch: r.batch, migration_time: r.migration_time })));
+    await trx(kernelTable)
+      .whereIn(
+        'name',
+        rows.map((r) => r.name),
+      )
+      .delete();
   });
   return rows.map((r) => r.name);
 }

@@ -6,7 +6,6 @@ import { emitEvent } from './emit';
 
 const shortRef = (ref: string): string => ref.replace(/^refs\/(heads|tags)\//, '');
 
-
 /**
  * The one translator from the kernel's own notification hooks to forge events: every event that
  * produces a webhook goes through `webhook.emit`, so plugins see it as the webhooks feature does.
@@ -34,8 +33,10 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
       const isTag = u.ref.startsWith('refs/tags/');
       if (!isTag && !u.ref.startsWith('refs/heads/')) continue;
       const refType = isTag ? 'tag' : 'branch';
-      if (u.oldId === ZERO_ID) await emitEvent(hooks, { ...base, event: 'create', payload: { sha: u.newId, ref: shortRef(u.ref), ref_type: refType } });
-      if (u.newId === ZERO_ID) await emitEvent(hooks, { ...base, event: 'delete', payload: { ref: shortRef(u.ref), ref_type: refType, pusher_type: 'user' } });
+      if (u.oldId === ZERO_ID)
+        await emitEvent(hooks, { ...base, event: 'create', payload: { sha: u.newId, ref: shortRef(u.ref), ref_type: refType } });
+      if (u.newId === ZERO_ID)
+        await emitEvent(hooks, { ...base, event: 'delete', payload: { ref: shortRef(u.ref), ref_type: refType, pusher_type: 'user' } });
       await emitEvent(hooks, { ...base, event: 'push', payload: { ref: u.ref, before: u.oldId, after: u.newId } });
     }
   });
@@ -43,7 +44,11 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
   hooks.repository.created.tapPromise('hearth:forge-events', async (e: RepositoryEvent) => {
     const organization = await organizationOf(e.ownerId);
     await emitEvent(hooks, {
-      event: 'repository', action: 'created', actor: e.actor, ownerId: e.ownerId, repositoryId: e.repositoryId,
+      event: 'repository',
+      action: 'created',
+      actor: e.actor,
+      ownerId: e.ownerId,
+      repositoryId: e.repositoryId,
       payload: { action: 'created', ...(organization ? { organization } : {}) },
     });
     const row = await repos.byId(e.repositoryId);
@@ -52,7 +57,10 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
       // Gitea's fork event goes to the forked repository's hooks: `forkee` is that repository, `repository` the new fork.
       if (parent) {
         await emitEvent(hooks, {
-          event: 'fork', actor: e.actor, ownerId: parent.owner_id, repositoryId: parent.id,
+          event: 'fork',
+          actor: e.actor,
+          ownerId: parent.owner_id,
+          repositoryId: parent.id,
           payload: { forkee: { $repo: parent.id }, repository: { $repo: e.repositoryId } },
         });
       }
@@ -65,11 +73,20 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
     const ownerRow = await users.byId(e.ownerId);
     // The repository is gone: describe it from the event (what a subscriber could no longer look up).
     const repository = {
-      id: e.repositoryId, name: e.name, full_name: `${e.ownerName}/${e.name}`, owner: ownerRow ? users.toApi(ownerRow, null) : null,
-      html_url: links.html, url: links.api, clone_url: `${links.html}.git`,
+      id: e.repositoryId,
+      name: e.name,
+      full_name: `${e.ownerName}/${e.name}`,
+      owner: ownerRow ? users.toApi(ownerRow, null) : null,
+      html_url: links.html,
+      url: links.api,
+      clone_url: `${links.html}.git`,
     };
     await emitEvent(hooks, {
-      event: 'repository', action: 'deleted', actor: e.actor, ownerId: e.ownerId, repositoryId: e.repositoryId,
+      event: 'repository',
+      action: 'deleted',
+      actor: e.actor,
+      ownerId: e.ownerId,
+      repositoryId: e.repositoryId,
       payload: { action: 'deleted', ...(organization ? { organization } : {}), repository },
     });
   });
@@ -89,7 +106,13 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
       created_at: new Date().toISOString(),
       creator: creator ? users.toApi(creator, null) : null,
     };
-    await emitEvent(hooks, { event: 'package', action, actor: e.actor as UserInfo | null, ownerId: e.ownerId, payload: { action, package: pkg } });
+    await emitEvent(hooks, {
+      event: 'package',
+      action,
+      actor: e.actor as UserInfo | null,
+      ownerId: e.ownerId,
+      payload: { action, package: pkg },
+    });
   };
   hooks.package.published.tapPromise('hearth:forge-events', (e: PackageEvent) => packageEvent(e, 'created'));
   hooks.package.deleted.tapPromise('hearth:forge-events', (e: PackageEvent) => packageEvent(e, 'deleted'));

@@ -9,7 +9,7 @@ export function avatarRouter(): Router {
   const router = Router();
   router.get('/avatars/:hash', (req, res) => {
     const hash = crypto.createHash('sha256').update(req.params.hash).digest();
-    const hue = hash[0] * 360 / 256;
+    const hue = (hash[0] * 360) / 256;
     const cells: string[] = [];
     for (let row = 0; row < 5; row++) {
       for (let col = 0; col < 3; col++) {

@@ -49,6 +49,10 @@ export function errorHandler(docsUrlOf: () => string, log: Logger): ErrorRequest
       return;
     }
     log.error({ err, requestId, method: req.method, path: req.path }, 'unexpected error');
-    res.status(500).json(errorBody('internal server error; the administrator can find it in the log by its request id', docsUrl, { request_id: requestId }));
+    res
+      .status(500)
+      .json(
+        errorBody('internal server error; the administrator can find it in the log by its request id', docsUrl, { request_id: requestId }),
+      );
   };
 }

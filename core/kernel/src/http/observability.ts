@@ -60,7 +60,17 @@ export function requestContext(log: Logger, metrics: HttpMetrics | null, logRequ
       const route = (res.locals.route as string | undefined) ?? 'unmatched';
       metrics?.observe(req.method, route, res.statusCode, seconds);
       if (logRequests) {
-        log.info({ requestId, method: req.method, path: loggedPath(req.originalUrl), route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+        log.info(
+          {
+            requestId,
+            method: req.method,
+            path: loggedPath(req.originalUrl),
+            route,
+            status: res.statusCode,
+            ms: Math.round(seconds * 1e4) / 10,
+          },
+          'request',
+        );
       }
     });
     next();

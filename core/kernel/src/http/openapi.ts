@@ -31,7 +31,8 @@ export function buildOpenApi(
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(op.responses)) {
       // A string names a registered schema, or is only a description.
-      if (typeof spec === 'string') responses[status] = schemas.has(spec) ? { description: spec, schema: schemaRef(spec) } : { description: spec };
+      if (typeof spec === 'string')
+        responses[status] = schemas.has(spec) ? { description: spec, schema: schemaRef(spec) } : { description: spec };
       else responses[status] = { description: spec.description, ...(spec.schema ? { schema: schemaRef(spec.schema) } : {}) };
     }
     for (const status of ['401', '403', '404', '422']) {
@@ -61,7 +62,8 @@ export function buildOpenApi(
     swagger: '2.0',
     info: {
       title: `${info.title} API`,
-      description: 'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token categories an operation needs; the level follows the HTTP method (GET read, DELETE delete, others write). x-hearth-access states what the operation acts on and the access it needs (see the Permissions section of the README).',
+      description:
+        'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token categories an operation needs; the level follows the HTTP method (GET read, DELETE delete, others write). x-hearth-access states what the operation acts on and the access it needs (see the Permissions section of the README).',
       license: { name: 'MIT', url: 'http://opensource.org/licenses/MIT' },
       version: info.version,
     },
@@ -71,14 +73,34 @@ export function buildOpenApi(
     produces: ['application/json', 'text/html'],
     securityDefinitions: {
       BasicAuth: { type: 'basic' },
-      AuthorizationHeaderToken: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'API tokens must be prepended with "token" followed by a space.' },
+      AuthorizationHeaderToken: {
+        type: 'apiKey',
+        name: 'Authorization',
+        in: 'header',
+        description: 'API tokens must be prepended with "token" followed by a space.',
+      },
       Token: { type: 'apiKey', name: 'token', in: 'query' },
       AccessToken: { type: 'apiKey', name: 'access_token', in: 'query' },
-      SudoHeader: { type: 'apiKey', name: 'Sudo', in: 'header', description: 'Sudo API request as the user provided as the key. Admin privileges are required.' },
-      SudoParam: { type: 'apiKey', name: 'sudo', in: 'query', description: 'Sudo API request as the user provided as the key. Admin privileges are required.' },
+      SudoHeader: {
+        type: 'apiKey',
+        name: 'Sudo',
+        in: 'header',
+        description: 'Sudo API request as the user provided as the key. Admin privileges are required.',
+      },
+      SudoParam: {
+        type: 'apiKey',
+        name: 'sudo',
+        in: 'query',
+        description: 'Sudo API request as the user provided as the key. Admin privileges are required.',
+      },
     },
     security: [
-      { BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { Token: [] }, { AccessToken: [] }, { SudoHeader: [] }, { SudoParam: [] },
+      { BasicAuth: [] },
+      { AuthorizationHeaderToken: [] },
+      { Token: [] },
+      { AccessToken: [] },
+      { SudoHeader: [] },
+      { SudoParam: [] },
     ],
     paths,
     definitions,

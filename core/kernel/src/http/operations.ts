@@ -63,8 +63,12 @@ export function withBoundedIntegers(op: ApiOperation): ApiOperation {
   const bound = (schema: JsonSchema | undefined): JsonSchema | undefined => {
     const properties = schema?.properties as Record<string, JsonSchema> | undefined;
     if (!properties) return schema;
-    const bounded = Object.fromEntries(Object.entries(properties).map(([name, prop]) =>
-      [name, prop && prop.type === 'integer' && prop.maximum === undefined ? { ...prop, maximum: MAX_ID } : prop]));
+    const bounded = Object.fromEntries(
+      Object.entries(properties).map(([name, prop]) => [
+        name,
+        prop && prop.type === 'integer' && prop.maximum === undefined ? { ...prop, maximum: MAX_ID } : prop,
+      ]),
+    );
     return { ...schema, properties: bounded };
   };
   return { ...op, params: bound(op.params), query: bound(op.query) };
@@ -94,7 +98,9 @@ export function buildApiRouter(operations: readonly RegisteredOperation[], deps:
   for (const { router: groupRouter, methodsByPath } of groups.values()) {
     for (const [path, methods] of methodsByPath) {
       const allow = [...methods].concat(methods.has('GET') ? ['HEAD'] : []).join(', ');
-      groupRouter.all(path, (req, _res, next) => next(new ApiError(405, `method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow })));
+      groupRouter.all(path, (req, _res, next) =>
+        next(new ApiError(405, `method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow })),
+      );
     }
   }
   return router;
@@ -126,7 +132,8 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
   // because an unknown body $ref is checked here.
   const validateParams = op.params ? lazy(() => schemas.stringValidator({ ...op.params, type: 'object' })) : undefined;
   const validateQuery = querySchema ? lazy(() => schemas.stringValidator(querySchema)) : undefined;
-  if (typeof op.body === 'string' && !schemas.has(op.body)) throw new Error(`${op.method.toUpperCase()} ${op.path}: no schema registered as "${op.body}"`);
+  if (typeof op.body === 'string' && !schemas.has(op.body))
+    throw new Error(`${op.method.toUpperCase()} ${op.path}: no schema registered as "${op.body}"`);
   const validateBody = op.body && op.bodyType !== 'text' ? lazy(() => schemas.bodyValidator(op.body!)) : undefined;
   const level = levelForMethod(op.method);
   const needed = op.scopes === 'public' ? [] : op.scopes.map((c) => `${level}:${c}`);
@@ -197,7 +204,8 @@ async function parseBody(req: Request, res: Response, op: ApiOperation, readBody
   }
   // Parsed whatever the Content-Type says: `curl -d '{…}'` sends JSON labelled as a form, and Gitea accepts it.
   const depth = jsonNestingDepth(buffer);
-  if (depth > MAX_JSON_DEPTH) throw ApiError.badRequest(`body: JSON nested ${depth > MAX_JSON_DEPTH * 4 ? 'far ' : ''}deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth > MAX_JSON_DEPTH)
+    throw ApiError.badRequest(`body: JSON nested ${depth > MAX_JSON_DEPTH * 4 ? 'far ' : ''}deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(buffer.toString('utf8'));
   } catch (err) {

@@ -38,7 +38,10 @@ const ARCHIVE_TEMP = /^\.(tmp-|bundle-.*\.git$)/;
  * Younger ones are left alone: they may belong to a push or an upload still running (in this
  * process or another one sharing the data directory).
  */
-export async function sweepLeftovers(dataDir: string, options: { graceSeconds: number; remove: boolean; now?: number }): Promise<LeftoverSweep> {
+export async function sweepLeftovers(
+  dataDir: string,
+  options: { graceSeconds: number; remove: boolean; now?: number },
+): Promise<LeftoverSweep> {
   const cutoff = (options.now ?? Date.now()) - options.graceSeconds * 1000;
   const found: Leftover[] = [];
   for (const [kind, candidate] of await candidates(dataDir)) {
@@ -79,7 +82,8 @@ async function candidates(dataDir: string): Promise<Array<[LeftoverKind, string]
   }
   const archives = path.join(dataDir, 'archives');
   for (const repo of await directories(archives)) {
-    for (const name of await entries(path.join(archives, repo))) if (ARCHIVE_TEMP.test(name)) out.push(['archive-temp', path.join(archives, repo, name)]);
+    for (const name of await entries(path.join(archives, repo)))
+      if (ARCHIVE_TEMP.test(name)) out.push(['archive-temp', path.join(archives, repo, name)]);
   }
   return out;
 }
@@ -141,9 +145,16 @@ export function startLeftoverSweeps({ hooks, config, log }: { hooks: KernelHooks
       .then(({ removed, failed }) => {
         if (removed.length) {
           const shown = removed.slice(0, 20).map((l) => ({ kind: l.kind, path: l.path, modified: l.modified }));
-          log.info({ removed: shown, bytes: totalBytes(removed) }, `removed ${removed.length} leftover(s) of interrupted pushes, uploads or archives`);
+          log.info(
+            { removed: shown, bytes: totalBytes(removed) },
+            `removed ${removed.length} leftover(s) of interrupted pushes, uploads or archives`,
+          );
         }
-        for (const { leftover, error } of failed) log.warn({ kind: leftover.kind, path: leftover.path, error }, 'could not remove a leftover of an interrupted push, upload or archive');
+        for (const { leftover, error } of failed)
+          log.warn(
+            { kind: leftover.kind, path: leftover.path, error },
+            'could not remove a leftover of an interrupted push, upload or archive',
+          );
       })
       .catch((err) => log.error({ err }, 'sweeping leftovers of interrupted pushes and uploads failed'))
       .finally(() => (running = null)));

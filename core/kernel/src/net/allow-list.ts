@@ -33,13 +33,33 @@ LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
 const PRIVATE = new net.BlockList();
-for (const [prefix, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10]] as const) PRIVATE.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+] as const)
+  PRIVATE.addSubnet(prefix, bits, 'ipv4');
 PRIVATE.addSubnet('fc00::', 7, 'ipv6');
 
 /** Neither external nor private: link-local, unspecified, multicast, reserved. Only `*` allows them. */
 const SPECIAL = new net.BlockList();
-for (const [prefix, bits] of [['0.0.0.0', 8], ['169.254.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4], ['192.0.0.0', 24], ['198.18.0.0', 15]] as const) SPECIAL.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [['::', 128], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) SPECIAL.addSubnet(prefix, bits, 'ipv6');
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+  ['192.0.0.0', 24],
+  ['198.18.0.0', 15],
+] as const)
+  SPECIAL.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  SPECIAL.addSubnet(prefix, bits, 'ipv6');
 
 export type AddressClass = 'loopback' | 'private' | 'external' | 'special';
 
@@ -60,7 +80,11 @@ export function classifyAddress(address: string): AddressClass {
 
 // --- host globs ----------------------------------------------------------------------------------
 
-const splitList = (list: string) => list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const splitList = (list: string) =>
+  list
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 /** A host glob (`*.example.com`, `git.example.*`) as an anchored, case-insensitive matcher. */
 function globMatcher(glob: string): (host: string) => boolean {
@@ -121,7 +145,8 @@ export function migrationsPolicy(config: HearthConfig): OutboundPolicy {
       if (blocked.some((m) => m(name))) return `${name} is in migrations.BLOCKED_DOMAINS`;
       if (allowed.length && !allowed.some((m) => m(name))) return `${name} is not in migrations.ALLOWED_DOMAINS`;
       const kind = classifyAddress(address);
-      if (kind !== 'external' && !local) return `${name} resolves to a ${kind === 'special' ? 'reserved' : kind} address (${normalise(address).ip}); set migrations.ALLOW_LOCALNETWORKS to allow it`;
+      if (kind !== 'external' && !local)
+        return `${name} resolves to a ${kind === 'special' ? 'reserved' : kind} address (${normalise(address).ip}); set migrations.ALLOW_LOCALNETWORKS to allow it`;
       return null;
     },
   };
@@ -151,21 +176,30 @@ export async function checkRemoteUrl(address: string, policy: OutboundPolicy): P
   try {
     url = new URL(address);
   } catch {
-    throw ApiError.unprocessable(`the remote address must be an http or https URL (a local path is not allowed)`, { errors: [{ field: 'remote_address', message: 'not a URL' }] });
+    throw ApiError.unprocessable(`the remote address must be an http or https URL (a local path is not allowed)`, {
+      errors: [{ field: 'remote_address', message: 'not a URL' }],
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw ApiError.unprocessable(`the remote address scheme "${url.protocol.replace(/:$/, '')}" is not allowed: use http or https`, { errors: [{ field: 'remote_address', message: 'scheme not allowed' }] });
+    throw ApiError.unprocessable(`the remote address scheme "${url.protocol.replace(/:$/, '')}" is not allowed: use http or https`, {
+      errors: [{ field: 'remote_address', message: 'scheme not allowed' }],
+    });
   }
   if (!url.hostname) throw ApiError.unprocessable('the remote address has no host');
   let addresses: string[];
   try {
     addresses = await resolveAll(url.hostname);
   } catch {
-    throw ApiError.unprocessable(`the remote host ${url.hostname} cannot be resolved`, { errors: [{ field: 'remote_address', message: 'host not found' }] });
+    throw ApiError.unprocessable(`the remote host ${url.hostname} cannot be resolved`, {
+      errors: [{ field: 'remote_address', message: 'host not found' }],
+    });
   }
   for (const ip of addresses) {
     const why = policy.refusal(url.hostname, ip);
-    if (why) throw ApiError.unprocessable(`the remote address is not allowed: ${why}`, { errors: [{ field: 'remote_address', message: 'not allowed' }] });
+    if (why)
+      throw ApiError.unprocessable(`the remote address is not allowed: ${why}`, {
+        errors: [{ field: 'remote_address', message: 'not allowed' }],
+      });
   }
   return url;
 }
@@ -226,7 +260,8 @@ export async function outboundRequest(address: string, options: OutboundRequestO
     if (response.status >= 300 && response.status < 400 && location && hop < (options.maxRedirects ?? 5)) {
       const next = new URL(location, url);
       // A redirect to another host must not carry the credentials meant for the first one.
-      if (next.host !== url.host) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
+      if (next.host !== url.host)
+        headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
@@ -240,10 +275,17 @@ export async function outboundRequest(address: string, options: OutboundRequestO
 }
 
 function requestOnce(
-  url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, deadline: number, maxBodyBytes: number, policy: OutboundPolicy,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  deadline: number,
+  maxBodyBytes: number,
+  policy: OutboundPolicy,
 ): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new OutboundRefusedError(`scheme ${url.protocol} is not allowed`));
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return reject(new OutboundRefusedError(`scheme ${url.protocol} is not allowed`));
     const host = stripBrackets(url.hostname);
     // An address literal skips DNS, so the lookup guard never sees it: check it here.
     if (net.isIP(host)) {
@@ -254,8 +296,10 @@ function requestOnce(
     if (remaining <= 0) return reject(new Error('timed out'));
     const transport = url.protocol === 'https:' ? https : http;
     const req = transport.request(url, {
-      method, headers: body !== undefined ? { 'content-length': String(Buffer.byteLength(body)), ...headers } : headers,
-      lookup: guardedLookup(policy), agent: false,
+      method,
+      headers: body !== undefined ? { 'content-length': String(Buffer.byteLength(body)), ...headers } : headers,
+      lookup: guardedLookup(policy),
+      agent: false,
     });
     const timer = setTimeout(() => req.destroy(new Error('timed out')), remaining);
     req.once('error', (err) => {
@@ -276,7 +320,13 @@ function requestOnce(
       });
       res.once('end', () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), truncated, url: url.toString() });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          truncated,
+          url: url.toString(),
+        });
       });
       res.once('error', (err) => {
         clearTimeout(timer);

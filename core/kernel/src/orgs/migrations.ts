@@ -61,7 +61,8 @@ export const orgMigrations: PluginMigration[] = [
       });
     },
     async down(db: Knex) {
-      for (const table of ['collaborations', 'team_repos', 'team_users', 'teams', 'org_users', 'org_settings']) await db.schema.dropTableIfExists(table);
+      for (const table of ['collaborations', 'team_repos', 'team_users', 'teams', 'org_users', 'org_settings'])
+        await db.schema.dropTableIfExists(table);
     },
   },
 ];

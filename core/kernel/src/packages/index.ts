@@ -1,5 +1,16 @@
 import type { Express, NextFunction, Request, Response, Router } from 'express';
-import { ApiError, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type PackageVersionInfo, type Principal, type PackageRouteOptions } from '@hearth/plugin-api';
+import {
+  ApiError,
+  isApiError,
+  noContent,
+  ok,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type PackageVersionInfo,
+  type Principal,
+  type PackageRouteOptions,
+} from '@hearth/plugin-api';
 import { levelForMethod } from '../auth/scopes';
 import { unixToIso, GO_ZERO_TIME } from '../users/models';
 import type { UserRow } from '../users/models';
@@ -120,8 +131,18 @@ export function createPackageFramework(deps: PackageDeps) {
       const common = { tag: 'package', auth: 'optional' as const };
       return [
         {
-          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}', operationId: 'listPackages', summary: 'Gets all packages of an owner',
-          params: { type: 'object', properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the packages' } }, required: ['owner'] },
+          ...common,
+          scopes: ['package'],
+          access: { packages: 'read' },
+          method: 'get',
+          path: '/packages/{owner}',
+          operationId: 'listPackages',
+          summary: 'Gets all packages of an owner',
+          params: {
+            type: 'object',
+            properties: { owner: { type: 'string', maxLength: 255, description: 'owner of the packages' } },
+            required: ['owner'],
+          },
           query: {
             type: 'object',
             properties: {
@@ -139,16 +160,30 @@ export function createPackageFramework(deps: PackageDeps) {
           },
         },
         {
-          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'getPackage', summary: 'Gets a package',
-          params: VERSION_PARAMS, responses: { 200: 'Package', 404: 'APIError' },
+          ...common,
+          scopes: ['package'],
+          access: { packages: 'read' },
+          method: 'get',
+          path: '/packages/{owner}/{type}/{name}/{version}',
+          operationId: 'getPackage',
+          summary: 'Gets a package',
+          params: VERSION_PARAMS,
+          responses: { 200: 'Package', 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { owner, version } = await versionOf(req);
             return ok(await toApiPackage(version, owner, req.principal));
           },
         },
         {
-          ...common, scopes: ['package'], access: { packages: 'write' }, method: 'delete', path: '/packages/{owner}/{type}/{name}/{version}', operationId: 'deletePackage', summary: 'Delete a package',
-          params: VERSION_PARAMS, responses: { 204: { description: 'deleted' }, 404: 'APIError' },
+          ...common,
+          scopes: ['package'],
+          access: { packages: 'write' },
+          method: 'delete',
+          path: '/packages/{owner}/{type}/{name}/{version}',
+          operationId: 'deletePackage',
+          summary: 'Delete a package',
+          params: VERSION_PARAMS,
+          responses: { 204: { description: 'deleted' }, 404: 'APIError' },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { version } = await versionOf(req);
             await services.deleteVersion(version.id, req.principal?.user ?? null);
@@ -156,12 +191,32 @@ export function createPackageFramework(deps: PackageDeps) {
           },
         },
         {
-          ...common, scopes: ['package'], access: { packages: 'read' }, method: 'get', path: '/packages/{owner}/{type}/{name}/{version}/files', operationId: 'listPackageFiles', summary: 'Gets all files of a package',
-          params: VERSION_PARAMS, responses: { 200: { description: 'PackageFileList', schema: { type: 'array', items: { $ref: 'PackageFile' } } }, 404: 'APIError' },
+          ...common,
+          scopes: ['package'],
+          access: { packages: 'read' },
+          method: 'get',
+          path: '/packages/{owner}/{type}/{name}/{version}/files',
+          operationId: 'listPackageFiles',
+          summary: 'Gets all files of a package',
+          params: VERSION_PARAMS,
+          responses: {
+            200: { description: 'PackageFileList', schema: { type: 'array', items: { $ref: 'PackageFile' } } },
+            404: 'APIError',
+          },
           handler: async (req: ApiRequest<unknown, unknown, VersionParams>) => {
             const { version } = await versionOf(req);
             const files = await services.listFiles(version.id);
-            return ok(files.map((f) => ({ id: f.id, Size: f.size, name: f.name, md5: f.hashes.md5, sha1: f.hashes.sha1, sha256: f.hashes.sha256, sha512: f.hashes.sha512 })));
+            return ok(
+              files.map((f) => ({
+                id: f.id,
+                Size: f.size,
+                name: f.name,
+                md5: f.hashes.md5,
+                sha1: f.hashes.sha1,
+                sha256: f.hashes.sha256,
+                sha512: f.hashes.sha512,
+              })),
+            );
           },
         },
       ];
@@ -170,7 +225,8 @@ export function createPackageFramework(deps: PackageDeps) {
       if (!settings.ENABLED) return;
       for (const [type, { router, options }] of routers) {
         for (const suffix of options.siblingPaths ?? []) {
-          if (!/^[.-][A-Za-z0-9._-]+$/.test(suffix)) throw new Error(`package type "${type}": sibling path "${suffix}" must start with . or -`);
+          if (!/^[.-][A-Za-z0-9._-]+$/.test(suffix))
+            throw new Error(`package type "${type}": sibling path "${suffix}" must start with . or -`);
           app.use(`/api/packages/:owner/${type}${suffix}`, sibling(suffix, [guard(options), router]));
         }
         app.use(`/api/packages/:owner/${type}`, guard(options), router);
@@ -182,8 +238,25 @@ export function createPackageFramework(deps: PackageDeps) {
 /** Gitea's stand-in for a deleted user. */
 function ghostUser(root: string): Record<string, unknown> {
   return {
-    id: -1, login: 'Ghost', login_name: '', full_name: '', email: '', avatar_url: `${root}assets/img/avatar_default.png`, language: '',
-    is_admin: false, last_login: GO_ZERO_TIME, created: GO_ZERO_TIME, restricted: false, active: false,
-    prohibit_login: false, location: '', website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
+    id: -1,
+    login: 'Ghost',
+    login_name: '',
+    full_name: '',
+    email: '',
+    avatar_url: `${root}assets/img/avatar_default.png`,
+    language: '',
+    is_admin: false,
+    last_login: GO_ZERO_TIME,
+    created: GO_ZERO_TIME,
+    restricted: false,
+    active: false,
+    prohibit_login: false,
+    location: '',
+    website: '',
+    description: '',
+    visibility: 'public',
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
   };
 }

@@ -36,7 +36,11 @@ export interface PackageSettings {
 
 export function packageSettings(config: PackageDeps['config']): PackageSettings {
   const s = (config.packages ?? {}) as Partial<PackageSettings>;
-  return { ENABLED: s.ENABLED ?? true, LIMIT_TOTAL_OWNER_COUNT: s.LIMIT_TOTAL_OWNER_COUNT ?? -1, LIMIT_TOTAL_OWNER_SIZE: s.LIMIT_TOTAL_OWNER_SIZE ?? -1 };
+  return {
+    ENABLED: s.ENABLED ?? true,
+    LIMIT_TOTAL_OWNER_COUNT: s.LIMIT_TOTAL_OWNER_COUNT ?? -1,
+    LIMIT_TOTAL_OWNER_SIZE: s.LIMIT_TOTAL_OWNER_SIZE ?? -1,
+  };
 }
 
 /** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
@@ -45,8 +49,32 @@ const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
 const num = (v: unknown): number => Number(v ?? 0);
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
 
-const VERSION_COLUMNS = ['v.id', 'v.package_id', 'v.creator_id', 'v.version', 'v.created_unix', 'v.metadata_json', 'v.download_count', 'p.owner_id', 'p.type', 'p.name', 'p.semver_compatible'];
-const FILE_COLUMNS = ['f.id', 'f.version_id', 'f.name', 'f.composite_key', 'f.is_lead', 'f.created_unix', 'b.size', 'b.hash_md5', 'b.hash_sha1', 'b.hash_sha256', 'b.hash_sha512'];
+const VERSION_COLUMNS = [
+  'v.id',
+  'v.package_id',
+  'v.creator_id',
+  'v.version',
+  'v.created_unix',
+  'v.metadata_json',
+  'v.download_count',
+  'p.owner_id',
+  'p.type',
+  'p.name',
+  'p.semver_compatible',
+];
+const FILE_COLUMNS = [
+  'f.id',
+  'f.version_id',
+  'f.name',
+  'f.composite_key',
+  'f.is_lead',
+  'f.created_unix',
+  'b.size',
+  'b.hash_md5',
+  'b.hash_sha1',
+  'b.hash_sha256',
+  'b.hash_sha512',
+];
 
 function toVersion(row: any): PackageVersionInfo {
   return {
@@ -166,12 +194,26 @@ export class PackageService implements PackageRegistry {
   }
 
   /** Versions of an owner's (non-internal) packages, newest first, for /api/v1/packages. */
-  async searchVersions(ownerId: number, filter: { type?: string; q?: string }, paging: { offset: number; limit: number }): Promise<{ items: PackageVersionInfo[]; total: number }> {
-    const base = this.db('package_version as v').join('package as p', 'p.id', 'v.package_id').where({ 'p.owner_id': ownerId, 'p.is_internal': false });
+  async searchVersions(
+    ownerId: number,
+    filter: { type?: string; q?: string },
+    paging: { offset: number; limit: number },
+  ): Promise<{ items: PackageVersionInfo[]; total: number }> {
+    const base = this.db('package_version as v')
+      .join('package as p', 'p.id', 'v.package_id')
+      .where({ 'p.owner_id': ownerId, 'p.is_internal': false });
     if (filter.type) base.where('p.type', filter.type);
     if (filter.q) base.whereRaw(`p.lower_name like ? escape '!'`, [`%${filter.q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`]);
     const [{ n }] = await base.clone().count({ n: '*' });
-    const rows = await base.clone().select(VERSION_COLUMNS).orderBy([{ column: 'v.created_unix', order: 'desc' }, { column: 'v.id', order: 'desc' }]).offset(paging.offset).limit(paging.limit);
+    const rows = await base
+      .clone()
+      .select(VERSION_COLUMNS)
+      .orderBy([
+        { column: 'v.created_unix', order: 'desc' },
+        { column: 'v.id', order: 'desc' },
+      ])
+      .offset(paging.offset)
+      .limit(paging.limit);
     return { items: rows.map(toVersion), total: num(n) };
   }
 
@@ -180,7 +222,9 @@ export class PackageService implements PackageRegistry {
   }
 
   async getFile(versionId: number, filename: string, compositeKey = ''): Promise<PackageFileInfo | null> {
-    const row = await this.fileQuery().where({ 'f.version_id': versionId, 'f.lower_name': filename.toLowerCase(), 'f.composite_key': compositeKey }).first();
+    const row = await this.fileQuery()
+      .where({ 'f.version_id': versionId, 'f.lower_name': filename.toLowerCase(), 'f.composite_key': compositeKey })
+      .first();
     return row ? toFile(row) : null;
   }
 
@@ -192,7 +236,10 @@ export class PackageService implements PackageRegistry {
       .join('package as p', 'p.id', 'v.package_id')
       .where('p.owner_id', ownerId)
       .sum({ size: 'b.size' });
-    const [{ count }] = await this.db('package_version as v').join('package as p', 'p.id', 'v.package_id').where('p.owner_id', ownerId).count({ count: '*' });
+    const [{ count }] = await this.db('package_version as v')
+      .join('package as p', 'p.id', 'v.package_id')
+      .where('p.owner_id', ownerId)
+      .count({ count: '*' });
     return { size: num(size), count: num(count) };
   }
 
@@ -216,7 +263,12 @@ export class PackageService implements PackageRegistry {
 
   async upload(input: PackageUpload): Promise<{ version: PackageVersionInfo; file: PackageFileInfo; created: boolean }> {
     const compositeKey = input.compositeKey ?? '';
-    for (const [what, value] of [['package name', input.name], ['version', input.version], ['file name', input.filename], ['composite key', compositeKey]] as const) {
+    for (const [what, value] of [
+      ['package name', input.name],
+      ['version', input.version],
+      ['file name', input.filename],
+      ['composite key', compositeKey],
+    ] as const) {
       if (value.length > 255) throw ApiError.badRequest(`${what} is longer than 255 characters`);
     }
     if (!input.name || !input.version || !input.filename) throw ApiError.badRequest('package name, version and file name are required');
@@ -231,12 +283,17 @@ export class PackageService implements PackageRegistry {
     if (countLimit >= 0 || sizeLimit >= 0) {
       const usage = await this.ownerUsage(input.ownerId);
       if (!existing && countLimit >= 0 && usage.count >= countLimit) {
-        throw ApiError.unprocessable(`package quota exceeded: the owner has ${usage.count} package versions and the limit (packages.LIMIT_TOTAL_OWNER_COUNT) is ${countLimit}`);
+        throw ApiError.unprocessable(
+          `package quota exceeded: the owner has ${usage.count} package versions and the limit (packages.LIMIT_TOTAL_OWNER_COUNT) is ${countLimit}`,
+        );
       }
       if (sizeLimit >= 0) {
         maxBytes = Math.max(0, sizeLimit - usage.size);
         if (input.declaredSize !== undefined && input.declaredSize > maxBytes) {
-          throw new ApiError(413, `package quota exceeded: the file has ${input.declaredSize} bytes and the owner has ${maxBytes} of ${sizeLimit} bytes left (packages.LIMIT_TOTAL_OWNER_SIZE)`);
+          throw new ApiError(
+            413,
+            `package quota exceeded: the file has ${input.declaredSize} bytes and the owner has ${maxBytes} of ${sizeLimit} bytes left (packages.LIMIT_TOTAL_OWNER_SIZE)`,
+          );
         }
       }
     }
@@ -256,29 +313,50 @@ export class PackageService implements PackageRegistry {
         let pkg = await trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id');
         if (!pkg) {
           await insertOrNull(trx, 'package', {
-            owner_id: input.ownerId, type: input.type, name: input.name, lower_name: lowerName,
-            semver_compatible: input.semverCompatible ?? false, is_internal: false, repo_id: 0, created_unix: now,
+            owner_id: input.ownerId,
+            type: input.type,
+            name: input.name,
+            lower_name: lowerName,
+            semver_compatible: input.semverCompatible ?? false,
+            is_internal: false,
+            repo_id: 0,
+            created_unix: now,
           });
-          pkg = await latestCommitted(trx, trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id'));
+          pkg = await latestCommitted(
+            trx,
+            trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id'),
+          );
         }
         const packageId = num(pkg.id);
         let created = false;
         let version = await trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id');
         if (!version) {
           const id = await insertOrNull(trx, 'package_version', {
-            package_id: packageId, creator_id: input.actor?.id ?? 0, version: input.version, lower_version: lowerVersion,
-            created_unix: now, metadata_json: input.metadata ? JSON.stringify(input.metadata) : null, download_count: 0,
+            package_id: packageId,
+            creator_id: input.actor?.id ?? 0,
+            version: input.version,
+            lower_version: lowerVersion,
+            created_unix: now,
+            metadata_json: input.metadata ? JSON.stringify(input.metadata) : null,
+            download_count: 0,
           });
           created = id !== null;
-          version = await latestCommitted(trx, trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id'));
+          version = await latestCommitted(
+            trx,
+            trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id'),
+          );
         }
         const versionId = num(version.id);
 
         let blob = await trx('package_blob').where({ hash_sha256: staged.hashes.sha256 }).first('id');
         if (!blob) {
           const id = await insertOrNull(trx, 'package_blob', {
-            size: staged.size, hash_md5: staged.hashes.md5, hash_sha1: staged.hashes.sha1, hash_sha256: staged.hashes.sha256,
-            hash_sha512: staged.hashes.sha512, created_unix: now,
+            size: staged.size,
+            hash_md5: staged.hashes.md5,
+            hash_sha1: staged.hashes.sha1,
+            hash_sha256: staged.hashes.sha256,
+            hash_sha512: staged.hashes.sha512,
+            created_unix: now,
           });
           blobCreated = id !== null;
           blob = await latestCommitted(trx, trx('package_blob').where({ hash_sha256: staged.hashes.sha256 }).first('id'));
@@ -287,15 +365,22 @@ export class PackageService implements PackageRegistry {
 
         const replacedBlobIds: number[] = [];
         const lowerFile = input.filename.toLowerCase();
-        const old = await trx('package_file').where({ version_id: versionId, lower_name: lowerFile, composite_key: compositeKey }).first('id', 'blob_id');
+        const old = await trx('package_file')
+          .where({ version_id: versionId, lower_name: lowerFile, composite_key: compositeKey })
+          .first('id', 'blob_id');
         if (old) {
           if ((input.onExisting ?? 'conflict') === 'conflict') throw ApiError.conflict(`package file already exists: ${input.filename}`);
           await trx('package_file').where({ id: old.id }).delete();
           replacedBlobIds.push(num(old.blob_id));
         }
         const fileId = await insertOrNull(trx, 'package_file', {
-          version_id: versionId, blob_id: num(blob.id), name: input.filename, lower_name: lowerFile, composite_key: compositeKey,
-          is_lead: input.isLead ?? false, created_unix: now,
+          version_id: versionId,
+          blob_id: num(blob.id),
+          name: input.filename,
+          lower_name: lowerFile,
+          composite_key: compositeKey,
+          is_lead: input.isLead ?? false,
+          created_unix: now,
         });
         if (fileId === null) throw ApiError.conflict(`package file already exists: ${input.filename}`);
         const orphans = await this.deleteUnreferencedBlobs(trx, replacedBlobIds);
@@ -321,8 +406,13 @@ export class PackageService implements PackageRegistry {
     const owner = await this.deps.users.byId(input.ownerId);
     try {
       await this.deps.hooks.package.published.promise({
-        ownerId: input.ownerId, ownerName: owner?.name ?? '', type: version.type, name: version.name, version: version.version,
-        packageVersionId: version.id, actor: input.actor,
+        ownerId: input.ownerId,
+        ownerName: owner?.name ?? '',
+        type: version.type,
+        name: version.name,
+        version: version.version,
+        packageVersionId: version.id,
+        actor: input.actor,
       });
     } catch (err) {
       this.deps.log.error({ err }, 'package.published tap failed');
@@ -380,7 +470,10 @@ export class PackageService implements PackageRegistry {
       if (!(await trx('package_version').where({ id: versionId }).first('id'))) throw ApiError.notFound('package version does not exist');
       await trx('package_file').where({ version_id: versionId }).delete();
       await this.deleteVersionRows(trx, versionId);
-      return this.deleteUnreferencedBlobs(trx, files.map((f) => num(f.blob_id)));
+      return this.deleteUnreferencedBlobs(
+        trx,
+        files.map((f) => num(f.blob_id)),
+      );
     });
     await this.removeBlobFiles(gone);
     if (version) await this.deleted(version, actor);
@@ -390,8 +483,13 @@ export class PackageService implements PackageRegistry {
   private async deleted(version: PackageVersionInfo, actor: UserInfo | null): Promise<void> {
     const owner = await this.deps.users.byId(version.ownerId);
     await this.deps.hooks.package.deleted.promise({
-      ownerId: version.ownerId, ownerName: owner?.name ?? '', type: version.type, name: version.name, version: version.version,
-      packageVersionId: version.id, actor,
+      ownerId: version.ownerId,
+      ownerName: owner?.name ?? '',
+      type: version.type,
+      name: version.name,
+      version: version.version,
+      packageVersionId: version.id,
+      actor,
     });
   }
 
@@ -408,8 +506,12 @@ export class PackageService implements PackageRegistry {
       if (packages.length === 0) return;
       if (!purge) throw ApiError.unprocessable(`user still owns ${packages.length} packages; delete them first, or delete with purge=true`);
       const packageIds = packages.map((p: { id: number }) => num(p.id));
-      const versionIds = (await trx('package_version').whereIn('package_id', packageIds).select('id')).map((v: { id: number }) => num(v.id));
-      const blobIds = versionIds.length ? (await trx('package_file').whereIn('version_id', versionIds).select('blob_id')).map((f: { blob_id: number }) => num(f.blob_id)) : [];
+      const versionIds = (await trx('package_version').whereIn('package_id', packageIds).select('id')).map((v: { id: number }) =>
+        num(v.id),
+      );
+      const blobIds = versionIds.length
+        ? (await trx('package_file').whereIn('version_id', versionIds).select('blob_id')).map((f: { blob_id: number }) => num(f.blob_id))
+        : [];
       if (versionIds.length) await trx('package_file').whereIn('version_id', versionIds).delete();
       await trx('package_version').whereIn('package_id', packageIds).delete();
       await trx('package').whereIn('id', packageIds).delete();

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { ApiError, type AttachmentInfo, type AttachmentService, type IssueDownloadCheck, type ReleaseDownloadCheck } from '@hearth/plugin-api';
+import {
+  ApiError,
+  type AttachmentInfo,
+  type AttachmentService,
+  type IssueDownloadCheck,
+  type ReleaseDownloadCheck,
+} from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { AttachmentStore, attachmentInfo, attachmentToApi, type AttachmentRow } from '../attachments/attachment-store';
 
@@ -20,9 +26,17 @@ export function attachmentService(db: Knex, config: HearthConfig): KernelAttachm
     return row;
   };
   return {
-    create: async (req, target) => attachmentInfo(await store.upload(req, {
-      repoId: target.repositoryId, releaseId: target.releaseId, issueId: target.issueId, commentId: target.commentId, uploaderId: target.uploaderId, name: target.name,
-    })),
+    create: async (req, target) =>
+      attachmentInfo(
+        await store.upload(req, {
+          repoId: target.repositoryId,
+          releaseId: target.releaseId,
+          issueId: target.issueId,
+          commentId: target.commentId,
+          uploaderId: target.uploaderId,
+          name: target.name,
+        }),
+      ),
     listOfReleases: async (releaseIds) => (await store.list([...releaseIds])).map(attachmentInfo),
     getOfRelease: async (releaseId, id) => {
       const row = await store.get(releaseId, id);
@@ -31,13 +45,18 @@ export function attachmentService(db: Knex, config: HearthConfig): KernelAttachm
     rename: async (attachment, name) => attachmentInfo(await store.rename(await rowOf(attachment), name)),
     remove: async (attachments) => {
       if (attachments.length === 0) return;
-      const rows = (await store.byIds(attachments.map((a) => a.id)));
+      const rows = await store.byIds(attachments.map((a) => a.id));
       await store.remove(rows);
     },
-    toApi: (attachment) => attachmentToApi(config, {
-      id: attachment.id, uuid: attachment.uuid, name: attachment.name, size: attachment.size,
-      download_count: attachment.downloadCount, created_unix: attachment.createdUnix,
-    }),
+    toApi: (attachment) =>
+      attachmentToApi(config, {
+        id: attachment.id,
+        uuid: attachment.uuid,
+        name: attachment.name,
+        size: attachment.size,
+        download_count: attachment.downloadCount,
+        created_unix: attachment.createdUnix,
+      }),
     guardReleaseDownloads: (next) => {
       if (check) throw new Error('a release download check is registered already (one plugin owns releases)');
       check = next;

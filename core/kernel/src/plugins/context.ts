@@ -78,7 +78,13 @@ export class PluginContexts {
       },
       access: {
         repository: async (ownerName, repoName, principal, need, unit) => {
-          const target = await resolveAccess({ repo: { need, unit } }, { owner: ownerName, repo: repoName }, principal, repos.access, users);
+          const target = await resolveAccess(
+            { repo: { need, unit } },
+            { owner: ownerName, repo: repoName },
+            principal,
+            repos.access,
+            users,
+          );
           return target.repository!;
         },
         readableRepositoryIds: (principal) => readableRepoIds(db, principal),
@@ -118,7 +124,8 @@ export class PluginContexts {
   }
 
   private addCommand(pluginName: string, command: PluginCommand): void {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(command.name)) throw new Error(`plugin "${pluginName}": command name "${command.name}" must be kebab-case`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(command.name))
+      throw new Error(`plugin "${pluginName}": command name "${command.name}" must be kebab-case`);
     const commands = this.commands.get(pluginName) ?? new Map<string, PluginCommand>();
     if (commands.has(command.name)) throw new Error(`plugin "${pluginName}" registers the command "${command.name}" twice`);
     this.commands.set(pluginName, commands.set(command.name, command));
@@ -127,19 +134,33 @@ export class PluginContexts {
 
 function forgeSettings(config: HearthConfig): ForgeSettings {
   return {
-    get appName() { return config.server.APP_NAME; },
-    get appUrl() { return config.server.ROOT_URL; },
-    get dataDir() { return config.server.DATA_DIR; },
+    get appName() {
+      return config.server.APP_NAME;
+    },
+    get appUrl() {
+      return config.server.ROOT_URL;
+    },
+    get dataDir() {
+      return config.server.DATA_DIR;
+    },
     version: API_VERSION_STRING,
     api: config.api,
-    get raw() { return withoutSecrets(config); },
+    get raw() {
+      return withoutSecrets(config);
+    },
   };
 }
 
 function userDirectory(users: UserService): UserDirectory {
   return {
-    byName: async (name) => { const row = await users.byName(name); return row ? users.toInfo(row) : null; },
-    byId: async (id) => { const row = await users.byId(id); return row ? users.toInfo(row) : null; },
+    byName: async (name) => {
+      const row = await users.byName(name);
+      return row ? users.toInfo(row) : null;
+    },
+    byId: async (id) => {
+      const row = await users.byId(id);
+      return row ? users.toInfo(row) : null;
+    },
     toApi: async (user, viewer) => {
       const row = await users.byId(user.id);
       if (!row) throw ApiError.notFound(`user does not exist [id: ${user.id}]`);

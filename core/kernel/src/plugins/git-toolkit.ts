@@ -12,8 +12,10 @@ import { userIdentity } from '../repos/links';
 
 /** The kernel's git plumbing as the plugin API offers it (`ctx.git`). */
 export function gitToolkit(config: HearthConfig, users: UserService): GitToolkit {
-  const options = (gitDir: string | null, extra: { input?: string | Buffer; env?: Record<string, string | undefined>; okCodes?: number[] } = {}) =>
-    ({ ...extra, ...(gitDir ? { gitDir } : {}) });
+  const options = (
+    gitDir: string | null,
+    extra: { input?: string | Buffer; env?: Record<string, string | undefined>; okCodes?: number[] } = {},
+  ) => ({ ...extra, ...(gitDir ? { gitDir } : {}) });
   return {
     run: (gitDir, args, extra) => runGit(args, options(gitDir, extra)),
     text: (gitDir, args, extra) => gitText(args, options(gitDir, extra)),

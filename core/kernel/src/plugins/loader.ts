@@ -55,7 +55,12 @@ function resolvePackage(name: string, spec: string, baseDir: string): string {
 
 function shippedPluginNames(): string[] {
   const dir = path.join(HEARTH_HOME, 'plugins');
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, 'package.json'))).sort() : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((d) => fs.existsSync(path.join(dir, d, 'package.json')))
+        .sort()
+    : [];
 }
 
 /** CommonJS first; ESM-only packages through a real dynamic import (which TypeScript would otherwise rewrite to require). */
@@ -74,7 +79,9 @@ async function importPlugin(name: string, file: string): Promise<HearthPlugin> {
   }
   const candidate = mod?.default?.kind ? mod.default : mod?.plugin?.kind ? mod.plugin : mod;
   if (!candidate || candidate.kind !== 'hearth.plugin/v1' || typeof candidate.apply !== 'function') {
-    throw new ConfigError(`plugins.${name}: ${file} does not export a Hearth plugin (export default definePlugin({...}) from @hearth/plugin-api)`);
+    throw new ConfigError(
+      `plugins.${name}: ${file} does not export a Hearth plugin (export default definePlugin({...}) from @hearth/plugin-api)`,
+    );
   }
   for (const key of ['name', 'version', 'apiVersion'] as const) {
     if (typeof candidate[key] !== 'string' || !candidate[key]) throw new ConfigError(`plugins.${name}: the plugin object lacks "${key}"`);
@@ -108,7 +115,7 @@ function matchKeysToSchema(value: unknown, schema: any): unknown {
   const fold = (k: string) => k.toLowerCase().replace(/[-_]/g, '');
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const match = known.includes(key) ? key : known.find((k) => fold(k) === fold(key)) ?? key;
+    const match = known.includes(key) ? key : (known.find((k) => fold(k) === fold(key)) ?? key);
     out[match] = matchKeysToSchema(inner, schema.properties[match]);
   }
   return out;
@@ -125,7 +132,8 @@ function orderByRequires(loaded: Map<string, LoadedPlugin>): LoadedPlugin[] {
   for (const [name, { plugin }] of loaded) {
     for (const ref of plugin.provides ?? []) {
       const other = providers.get(ref.id);
-      if (other) throw new ConfigError(`plugins: the service "${ref.id}" is provided by both "${other}" and "${name}"; disable one of them`);
+      if (other)
+        throw new ConfigError(`plugins: the service "${ref.id}" is provided by both "${other}" and "${name}"; disable one of them`);
       providers.set(ref.id, name);
     }
   }
@@ -134,13 +142,16 @@ function orderByRequires(loaded: Map<string, LoadedPlugin>): LoadedPlugin[] {
     const deps: string[] = [];
     for (const need of plugin.requires ?? []) {
       if (typeof need === 'string') {
-        if (!loaded.has(need)) throw new ConfigError(`plugins.${name}: requires the plugin "${need}", which is not enabled; enable plugins.${need}`);
+        if (!loaded.has(need))
+          throw new ConfigError(`plugins.${name}: requires the plugin "${need}", which is not enabled; enable plugins.${need}`);
         deps.push(need);
         continue;
       }
       const provider = providers.get(need.id);
       if (!provider) {
-        throw new ConfigError(`plugins.${name}: requires the service "${need.id}", which no enabled plugin provides; enable the plugin that provides it (usually plugins.${need.id.split('.')[0]}) or disable plugins.${name}`);
+        throw new ConfigError(
+          `plugins.${name}: requires the service "${need.id}", which no enabled plugin provides; enable the plugin that provides it (usually plugins.${need.id.split('.')[0]}) or disable plugins.${name}`,
+        );
       }
       deps.push(provider);
     }

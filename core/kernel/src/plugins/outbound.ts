@@ -2,7 +2,14 @@ import net from 'node:net';
 import dns from 'node:dns';
 import type { OutboundNetwork, OutboundPolicyName } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
-import { OutboundRefusedError, checkRemoteUrl, migrationsPolicy, outboundRequest, webhookPolicy, type OutboundPolicy } from '../net/allow-list';
+import {
+  OutboundRefusedError,
+  checkRemoteUrl,
+  migrationsPolicy,
+  outboundRequest,
+  webhookPolicy,
+  type OutboundPolicy,
+} from '../net/allow-list';
 
 /** The outbound network guard as the plugin API offers it (`ctx.outbound`). Policies are read per call: settings may change. */
 export function outboundNetwork(config: HearthConfig): OutboundNetwork {

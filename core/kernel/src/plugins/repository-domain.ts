@@ -18,7 +18,8 @@ export function repositoryDomain(repos: RepoService, config: HearthConfig, users
     if (!row) throw new Error(`repository ${repository.id} does not exist`);
     return row;
   };
-  const rowsOf = async (ids: readonly number[]): Promise<RepositoryRow[]> => (ids.length ? repos.query().whereIn('id', [...new Set(ids)]) : []);
+  const rowsOf = async (ids: readonly number[]): Promise<RepositoryRow[]> =>
+    ids.length ? repos.query().whereIn('id', [...new Set(ids)]) : [];
   return {
     byId: async (id) => {
       const row = await repos.byId(id);
@@ -39,17 +40,23 @@ export function repositoryDomain(repos: RepoService, config: HearthConfig, users
       return repos.toApi(row, await ownerRow(repos, row), viewer);
     },
     toApiPage: async (list, viewer) => repos.toApiPage(await rowsOf(list.map((r) => r.id)).then((rows) => orderAs(list, rows)), viewer),
-    updateRef: async (repository, ref, oldId, newId, actor: UserInfo, reason) => repos.updateRef(await rowOf(repository), ref, oldId, newId, actor, reason),
+    updateRef: async (repository, ref, oldId, newId, actor: UserInfo, reason) =>
+      repos.updateRef(await rowOf(repository), ref, oldId, newId, actor, reason),
     recordPush: async (repository, updates, actor) => repos.recordPush(await rowOf(repository), updates, actor),
     addCounts: (collect) => repos.addCounts(collect),
     watcherIds: (repositoryId) => watcherIds(db, repositoryId),
     watchedBy: (userId) => watchedBy(db, userId),
-    collaboratorIds: async (repositoryId) => (await db('collaborations').where('repo_id', repositoryId).orderBy('id').select('user_id'))
-      .map((r: { user_id: unknown }) => Number(r.user_id)),
+    collaboratorIds: async (repositoryId) =>
+      (await db('collaborations').where('repo_id', repositoryId).orderBy('id').select('user_id')).map((r: { user_id: unknown }) =>
+        Number(r.user_id),
+      ),
     branchTips: async (repositoryId, branches) => {
       const out = new Map<string, string>();
       if (branches.length === 0) return out;
-      const rows = await db('repo_branches').where('repo_id', repositoryId).whereIn('name', [...new Set(branches)]).select('name', 'commit_id');
+      const rows = await db('repo_branches')
+        .where('repo_id', repositoryId)
+        .whereIn('name', [...new Set(branches)])
+        .select('name', 'commit_id');
       for (const row of rows as Array<{ name: string; commit_id: string }>) out.set(row.name, String(row.commit_id));
       return out;
     },

@@ -24,11 +24,13 @@ export class ServiceDirectory {
       get: <T>(ref: ServiceRef<T>): T => {
         if (!requires.has(ref.id)) throw new Error(`plugin "${plugin.name}" uses the service "${ref.id}" without listing it in "requires"`);
         const found = this.implementations.get(ref.id);
-        if (!found) throw new Error(`the service "${ref.id}" that plugin "${plugin.name}" requires was not provided by its plugin's apply()`);
+        if (!found)
+          throw new Error(`the service "${ref.id}" that plugin "${plugin.name}" requires was not provided by its plugin's apply()`);
         return found.implementation as T;
       },
       optional: <T>(ref: ServiceRef<T>): T | undefined => {
-        if (!optional.has(ref.id) && !requires.has(ref.id)) throw new Error(`plugin "${plugin.name}" uses the service "${ref.id}" without listing it in "optional"`);
+        if (!optional.has(ref.id) && !requires.has(ref.id))
+          throw new Error(`plugin "${plugin.name}" uses the service "${ref.id}" without listing it in "optional"`);
         return this.implementations.get(ref.id)?.implementation as T | undefined;
       },
     };

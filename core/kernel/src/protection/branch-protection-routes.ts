@@ -1,4 +1,13 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type OperationAccess } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  noContent,
+  ok,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type OperationAccess,
+} from '@hearth/plugin-api';
 import { repoOf } from '../access/operation-access';
 import type { KernelServices } from '../kernel-services';
 import { unixToIso } from '../users/models';
@@ -7,8 +16,14 @@ import { isValidRefName } from '../repos/names';
 import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
 import {
-  deleteRule, insertRule, isGlobRule, listRules, ruleByName, updateRule,
-  type ProtectedBranchRow, type RuleFields,
+  deleteRule,
+  insertRule,
+  isGlobRule,
+  listRules,
+  ruleByName,
+  updateRule,
+  type ProtectedBranchRow,
+  type RuleFields,
 } from './branch-protection-store';
 
 type RepoParams = { owner: string; repo: string };
@@ -46,7 +61,10 @@ const ADMIN: OperationAccess = { repo: { need: 'admin' } };
 
 const NAME_PARAMS: JsonSchema = {
   type: 'object',
-  properties: { ...(OWNER_REPO_PARAMS.properties as object), name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of protected branch' } },
+  properties: {
+    ...(OWNER_REPO_PARAMS.properties as object),
+    name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of protected branch' },
+  },
   required: ['owner', 'repo', 'name'],
 };
 
@@ -68,11 +86,27 @@ const SIMPLE_FIELDS: Array<[keyof ProtectionBody, keyof RuleFields]> = [
 ];
 
 const EMPTY_RULE: RuleFields = {
-  can_push: false, enable_whitelist: false, whitelist_user_ids: [], whitelist_team_ids: [], whitelist_deploy_keys: false,
-  enable_merge_whitelist: false, merge_whitelist_user_ids: [], merge_whitelist_team_ids: [], enable_status_check: false,
-  status_check_contexts: [], enable_approvals_whitelist: false, approvals_whitelist_user_ids: [], approvals_whitelist_team_ids: [],
-  required_approvals: 0, block_on_rejected_reviews: false, block_on_official_review_requests: false, block_on_outdated_branch: false,
-  dismiss_stale_approvals: false, require_signed_commits: false, protected_file_patterns: '', unprotected_file_patterns: '',
+  can_push: false,
+  enable_whitelist: false,
+  whitelist_user_ids: [],
+  whitelist_team_ids: [],
+  whitelist_deploy_keys: false,
+  enable_merge_whitelist: false,
+  merge_whitelist_user_ids: [],
+  merge_whitelist_team_ids: [],
+  enable_status_check: false,
+  status_check_contexts: [],
+  enable_approvals_whitelist: false,
+  approvals_whitelist_user_ids: [],
+  approvals_whitelist_team_ids: [],
+  required_approvals: 0,
+  block_on_rejected_reviews: false,
+  block_on_official_review_requests: false,
+  block_on_outdated_branch: false,
+  dismiss_stale_approvals: false,
+  require_signed_commits: false,
+  protected_file_patterns: '',
+  unprotected_file_patterns: '',
 };
 
 /**
@@ -98,7 +132,8 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
   const teamIds = async (r: ResolvedRepo, names: string[] | undefined): Promise<number[]> => {
     const ids: number[] = [];
     for (const name of new Set(names ?? [])) {
-      const row = r.owner.type === 1 ? await db('teams').where({ org_id: r.owner.id, lower_name: name.toLowerCase() }).first('id') : undefined;
+      const row =
+        r.owner.type === 1 ? await db('teams').where({ org_id: r.owner.id, lower_name: name.toLowerCase() }).first('id') : undefined;
       if (!row) throw ApiError.unprocessable(`team does not exist [name: ${name}]`);
       ids.push(Number(row.id));
     }
@@ -111,7 +146,8 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
     for (const [from, to] of SIMPLE_FIELDS) if (body[from] !== undefined) (out as Record<string, unknown>)[to] = body[from];
     if (body.push_whitelist_usernames !== undefined) out.whitelist_user_ids = await userIds(body.push_whitelist_usernames);
     if (body.merge_whitelist_usernames !== undefined) out.merge_whitelist_user_ids = await userIds(body.merge_whitelist_usernames);
-    if (body.approvals_whitelist_username !== undefined) out.approvals_whitelist_user_ids = await userIds(body.approvals_whitelist_username);
+    if (body.approvals_whitelist_username !== undefined)
+      out.approvals_whitelist_user_ids = await userIds(body.approvals_whitelist_username);
     if (body.push_whitelist_teams !== undefined) out.whitelist_team_ids = await teamIds(r, body.push_whitelist_teams);
     if (body.merge_whitelist_teams !== undefined) out.merge_whitelist_team_ids = await teamIds(r, body.merge_whitelist_teams);
     if (body.approvals_whitelist_teams !== undefined) out.approvals_whitelist_team_ids = await teamIds(r, body.approvals_whitelist_teams);
@@ -169,8 +205,15 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
 
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoListBranchProtection', tag: 'repository', summary: 'List branch protections for a repository',
-      scopes: ['repository'], access: ADMIN, auth: 'required', params: OWNER_REPO_PARAMS,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/branch_protections',
+      operationId: 'repoListBranchProtection',
+      tag: 'repository',
+      summary: 'List branch protections for a repository',
+      scopes: ['repository'],
+      access: ADMIN,
+      auth: 'required',
+      params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'BranchProtectionList', schema: { type: 'array', items: { $ref: 'BranchProtection' } } } },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const r = repoOf(req);
@@ -180,8 +223,17 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoCreateBranchProtection', tag: 'repository', summary: 'Create a branch protections for a repository',
-      scopes: ['repository'], access: ADMIN, auth: 'required', params: OWNER_REPO_PARAMS, body: 'CreateBranchProtectionOption', bodyRequired: true,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/branch_protections',
+      operationId: 'repoCreateBranchProtection',
+      tag: 'repository',
+      summary: 'Create a branch protections for a repository',
+      scopes: ['repository'],
+      access: ADMIN,
+      auth: 'required',
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateBranchProtectionOption',
+      bodyRequired: true,
       responses: { 201: 'BranchProtection', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ProtectionBody, unknown, RepoParams>) => {
         const r = repoOf(req);
@@ -198,17 +250,33 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoGetBranchProtection', tag: 'repository', summary: 'Get a specific branch protection for the repository',
-      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, responses: { 200: 'BranchProtection', 404: 'APIError' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/branch_protections/{name}',
+      operationId: 'repoGetBranchProtection',
+      tag: 'repository',
+      summary: 'Get a specific branch protection for the repository',
+      scopes: ['repository'],
+      access: ADMIN,
+      auth: 'required',
+      params: NAME_PARAMS,
+      responses: { 200: 'BranchProtection', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
         const r = repoOf(req);
         return ok(await toApi(await requireRule(r, req.params.name)));
       },
     },
     {
-      method: 'patch', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoEditBranchProtection', tag: 'repository',
+      method: 'patch',
+      path: '/repos/{owner}/{repo}/branch_protections/{name}',
+      operationId: 'repoEditBranchProtection',
+      tag: 'repository',
       summary: 'Edit a branch protections for a repository. Only fields that are set will be changed',
-      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, body: 'EditBranchProtectionOption', bodyRequired: true,
+      scopes: ['repository'],
+      access: ADMIN,
+      auth: 'required',
+      params: NAME_PARAMS,
+      body: 'EditBranchProtectionOption',
+      bodyRequired: true,
       responses: { 200: 'BranchProtection', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ProtectionBody, unknown, NameParams>) => {
         const r = repoOf(req);
@@ -218,8 +286,16 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/branch_protections/{name}', operationId: 'repoDeleteBranchProtection', tag: 'repository', summary: 'Delete a specific branch protection for the repository',
-      scopes: ['repository'], access: ADMIN, auth: 'required', params: NAME_PARAMS, responses: { 204: 'deleted', 404: 'APIError' },
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/branch_protections/{name}',
+      operationId: 'repoDeleteBranchProtection',
+      tag: 'repository',
+      summary: 'Delete a specific branch protection for the repository',
+      scopes: ['repository'],
+      access: ADMIN,
+      auth: 'required',
+      params: NAME_PARAMS,
+      responses: { 204: 'deleted', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, NameParams>) => {
         const r = repoOf(req);
         await deleteRule(db, (await requireRule(r, req.params.name)).id);

@@ -37,12 +37,26 @@ export interface ProtectedBranchRow {
 }
 
 const JSON_COLUMNS = [
-  'whitelist_user_ids', 'whitelist_team_ids', 'merge_whitelist_user_ids', 'merge_whitelist_team_ids',
-  'status_check_contexts', 'approvals_whitelist_user_ids', 'approvals_whitelist_team_ids',
+  'whitelist_user_ids',
+  'whitelist_team_ids',
+  'merge_whitelist_user_ids',
+  'merge_whitelist_team_ids',
+  'status_check_contexts',
+  'approvals_whitelist_user_ids',
+  'approvals_whitelist_team_ids',
 ] as const;
 const BOOL_COLUMNS = [
-  'can_push', 'enable_whitelist', 'whitelist_deploy_keys', 'enable_merge_whitelist', 'enable_status_check', 'enable_approvals_whitelist',
-  'block_on_rejected_reviews', 'block_on_official_review_requests', 'block_on_outdated_branch', 'dismiss_stale_approvals', 'require_signed_commits',
+  'can_push',
+  'enable_whitelist',
+  'whitelist_deploy_keys',
+  'enable_merge_whitelist',
+  'enable_status_check',
+  'enable_approvals_whitelist',
+  'block_on_rejected_reviews',
+  'block_on_official_review_requests',
+  'block_on_outdated_branch',
+  'dismiss_stale_approvals',
+  'require_signed_commits',
 ] as const;
 
 const parseList = (v: unknown): any[] => {
@@ -161,7 +175,11 @@ export type RuleFields = Omit<ProtectedBranchRow, 'id' | 'repo_id' | 'rule_name'
 export async function insertRule(db: Knex, repoId: number, name: string, fields: RuleFields): Promise<ProtectedBranchRow> {
   const now = nowUnix();
   try {
-    const id = await insertId(db, 'protected_branch', toColumns({ ...fields, repo_id: repoId, rule_name: name, created_unix: now, updated_unix: now }));
+    const id = await insertId(
+      db,
+      'protected_branch',
+      toColumns({ ...fields, repo_id: repoId, rule_name: name, created_unix: now, updated_unix: now }),
+    );
     return toProtectedBranch(await db('protected_branch').where('id', id).first());
   } catch (err) {
     if (isUniqueViolation(err)) throw ApiError.forbidden(`Branch protection already exist [rule_name: ${name}]`);
@@ -170,7 +188,9 @@ export async function insertRule(db: Knex, repoId: number, name: string, fields:
 }
 
 export async function updateRule(db: Knex, id: number, fields: Partial<RuleFields>): Promise<ProtectedBranchRow> {
-  await db('protected_branch').where('id', id).update(toColumns({ ...fields, updated_unix: nowUnix() }));
+  await db('protected_branch')
+    .where('id', id)
+    .update(toColumns({ ...fields, updated_unix: nowUnix() }));
   return toProtectedBranch(await db('protected_branch').where('id', id).first());
 }
 

@@ -1,7 +1,14 @@
 import { ApiError, type Principal } from '@hearth/plugin-api';
 import type { RepoService } from '../repos/repo-service';
 import type { RepositoryRow } from '../repos/models';
-import { canPushUnderRule, firstMatchingRule, inPrecedence, listRules, ruleMatcher, type ProtectedBranchRow } from './branch-protection-store';
+import {
+  canPushUnderRule,
+  firstMatchingRule,
+  inPrecedence,
+  listRules,
+  ruleMatcher,
+  type ProtectedBranchRow,
+} from './branch-protection-store';
 
 /** How a change moves a ref: a new ref, a fast-forward, a rewrite of its history, or its removal. */
 export type RefChange = 'create' | 'update' | 'force' | 'delete';
@@ -25,7 +32,12 @@ const ALLOWED: RefVerdict = { allowed: true, reason: '', rule: null };
  * Gitea 1.20's CanUserPush: the rule's push switch, then its whitelist (users and teams), or
  * without a whitelist write access to the code. Site and repository admins get no exception.
  */
-async function mayPush(protection: Protection, repo: RepositoryRow, rule: ProtectedBranchRow, principal: Principal | null): Promise<boolean> {
+async function mayPush(
+  protection: Protection,
+  repo: RepositoryRow,
+  rule: ProtectedBranchRow,
+  principal: Principal | null,
+): Promise<boolean> {
   if (!principal || !(await canPushUnderRule(protection.query().knex(), rule, principal.user.id))) return false;
   if (rule.enable_whitelist) return true;
   const code = await protection.access.unitPermission(repo, principal, 'code');
@@ -37,8 +49,15 @@ async function mayPush(protection: Protection, repo: RepositoryRow, rule: Protec
  * null when allowed, else why not (to follow "branch <name> "). As Gitea's pre-receive: a protected
  * branch is never deleted nor force-pushed; created and fast-forwarded only by who may push.
  */
-async function ruleVerdicts(protection: Protection, repo: RepositoryRow, rule: ProtectedBranchRow, principal: Principal | null): Promise<Record<RefChange, string | null>> {
-  const push = (await mayPush(protection, repo, rule, principal)) ? null : 'is protected: you are not allowed to push to it; open a pull request instead';
+async function ruleVerdicts(
+  protection: Protection,
+  repo: RepositoryRow,
+  rule: ProtectedBranchRow,
+  principal: Principal | null,
+): Promise<Record<RefChange, string | null>> {
+  const push = (await mayPush(protection, repo, rule, principal))
+    ? null
+    : 'is protected: you are not allowed to push to it; open a pull request instead';
   return { create: push, update: push, force: 'is protected from force push', delete: 'is protected: it cannot be deleted' };
 }
 
@@ -49,7 +68,13 @@ async function ruleVerdicts(protection: Protection, repo: RepositoryRow, rule: P
  * pushRulesEnv; the contents API, branch creation and deletion, pull request updates and the
  * deletion of a merged head branch ask it directly. Access to the repository is checked before.
  */
-export async function refChangeVerdict(protection: Protection, repo: RepositoryRow, principal: Principal | null, ref: string, change: RefChange): Promise<RefVerdict> {
+export async function refChangeVerdict(
+  protection: Protection,
+  repo: RepositoryRow,
+  principal: Principal | null,
+  ref: string,
+  change: RefChange,
+): Promise<RefVerdict> {
   if (!ref.startsWith(HEADS)) return ALLOWED;
   const branch = ref.slice(HEADS.length);
   const rule = firstMatchingRule(await listRules(protection.query().knex(), repo.id), branch);
@@ -59,7 +84,13 @@ export async function refChangeVerdict(protection: Protection, repo: RepositoryR
 }
 
 /** refChangeVerdict for API routes: 403 when refused. */
-export async function assertRefChange(protection: Protection, repo: RepositoryRow, principal: Principal | null, ref: string, change: RefChange): Promise<void> {
+export async function assertRefChange(
+  protection: Protection,
+  repo: RepositoryRow,
+  principal: Principal | null,
+  ref: string,
+  change: RefChange,
+): Promise<void> {
   const verdict = await refChangeVerdict(protection, repo, principal, ref, change);
   if (!verdict.allowed) throw ApiError.forbidden(`${verdict.reason} [protected branch rule: ${verdict.rule}]`);
 }

@@ -104,7 +104,8 @@ export class ArchiveCache {
     const tmp = path.join(dir, `.tmp-${crypto.randomUUID()}`);
     try {
       if (format === 'bundle') await writeBundle(dir, path.resolve(gitDir), commit, tmp);
-      else await runGit(['archive', `--format=${format}`, `--prefix=${repoName}/`, `--output=${tmp}`, '--end-of-options', commit], { gitDir });
+      else
+        await runGit(['archive', `--format=${format}`, `--prefix=${repoName}/`, `--output=${tmp}`, '--end-of-options', commit], { gitDir });
       fs.renameSync(tmp, file);
       return file;
     } finally {
@@ -148,7 +149,10 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   if (!header) return null;
   const unit = /^\s*bytes\s*=(.*)$/i.exec(header);
   if (!unit) return null;
-  const specs = unit[1].split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const specs = unit[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (specs.length !== 1) return null;
   const spec = /^(\d*)\s*-\s*(\d*)$/.exec(specs[0]);
   if (!spec || (spec[1] === '' && spec[2] === '')) return null;
@@ -169,7 +173,10 @@ export function etagMatches(header: string | undefined, etag: string, weak: bool
   if (!header) return false;
   if (header.trim() === '*') return true;
   const bare = (tag: string) => (weak ? tag.replace(/^W\//, '') : tag);
-  return header.split(',').map((t) => t.trim()).some((t) => bare(t) === etag && (weak || !t.startsWith('W/')));
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => bare(t) === etag && (weak || !t.startsWith('W/')));
 }
 
 /**

@@ -79,7 +79,11 @@ export interface LogOptions {
  * validated by the caller) and parse the commits it lists, in its order. One process.
  */
 export async function logCommits(gitDir: string, args: string[], options: LogOptions = {}): Promise<GitCommit[]> {
-  const { stdout } = await runGit([...LOG_CONFIG, 'log', '-z', LOG_FORMAT, ...PLAIN, ...args], { gitDir, input: options.input, env: options.env });
+  const { stdout } = await runGit([...LOG_CONFIG, 'log', '-z', LOG_FORMAT, ...PLAIN, ...args], {
+    gitDir,
+    input: options.input,
+    env: options.env,
+  });
   const parts = stdout.toString('utf8').split('\0');
   const commits: GitCommit[] = [];
   for (let i = 0; i + FIELDS.length <= parts.length; i += FIELDS.length) {
@@ -118,7 +122,20 @@ export async function commitChanges(gitDir: string, shas: string[]): Promise<Map
   const result = new Map<string, CommitChanges>();
   if (unique.length === 0) return result;
   const { stdout } = await runGit(
-    [...LOG_CONFIG, 'log', '-z', '--format=%x01%H', '--raw', '--numstat', '-M', '--diff-merges=first-parent', '--root', ...PLAIN, '--no-walk=unsorted', '--stdin'],
+    [
+      ...LOG_CONFIG,
+      'log',
+      '-z',
+      '--format=%x01%H',
+      '--raw',
+      '--numstat',
+      '-M',
+      '--diff-merges=first-parent',
+      '--root',
+      ...PLAIN,
+      '--no-walk=unsorted',
+      '--stdin',
+    ],
     { gitDir, input: unique.map((s) => `${s}\n`).join('') },
   );
   const tokens = stdout.toString('utf8').split('\0');
@@ -174,7 +191,10 @@ export interface ApiCommitDeps extends CommitJsonDeps {
  * Hearth users for commit emails, by lower-cased email, as Gitea's GetUserByEmail: any activated
  * address of the user, or `<name>@NO_REPLY_ADDRESS`. Two queries at most, whatever the count.
  */
-export async function usersByEmail(deps: Pick<CommitJsonDeps, 'users' | 'config'>, emails: Iterable<string>): Promise<Map<string, UserRow>> {
+export async function usersByEmail(
+  deps: Pick<CommitJsonDeps, 'users' | 'config'>,
+  emails: Iterable<string>,
+): Promise<Map<string, UserRow>> {
   const lowers = [...new Set([...emails].map((e) => e.toLowerCase()).filter((e) => e.includes('@')))];
   const found = new Map<string, UserRow>();
   if (lowers.length === 0) return found;
@@ -196,7 +216,10 @@ export async function usersByEmail(deps: Pick<CommitJsonDeps, 'users' | 'config'
   const suffix = `@${deps.config.service.NO_REPLY_ADDRESS.toLowerCase()}`;
   const noReply = lowers.filter((e) => !found.has(e) && e.endsWith(suffix));
   if (noReply.length > 0) {
-    const rows = await deps.users.query().whereIn('lower_name', noReply.map((e) => e.slice(0, -suffix.length)));
+    const rows = await deps.users.query().whereIn(
+      'lower_name',
+      noReply.map((e) => e.slice(0, -suffix.length)),
+    );
     for (const row of rows) found.set(`${row.lower_name}${suffix}`, row);
   }
   return found;
@@ -210,7 +233,12 @@ async function visibleUsers(deps: ApiCommitDeps, byEmail: Map<string, UserRow>, 
 }
 
 /** The User JSON for an email, or null when no visible Hearth user has it. */
-function userFor(deps: CommitJsonDeps, users: Map<string, UserRow>, email: string, viewer: Principal | null): Record<string, unknown> | null {
+function userFor(
+  deps: CommitJsonDeps,
+  users: Map<string, UserRow>,
+  email: string,
+  viewer: Principal | null,
+): Record<string, unknown> | null {
   const row = users.get(email.toLowerCase());
   return row ? deps.users.toApi(row, viewer) : null;
 }
@@ -239,8 +267,16 @@ export async function toApiCommits(
   options: CommitOptions = ALL_COMMIT_DETAILS,
 ): Promise<Record<string, unknown>[]> {
   const [changes, users] = await Promise.all([
-    options.stat ? commitChanges(gitDir, commits.map((c) => c.sha)) : Promise.resolve(new Map<string, CommitChanges>()),
-    usersByEmail(deps, commits.flatMap((c) => [c.author.email, c.committer.email])).then((found) => visibleUsers(deps, found, viewer)),
+    options.stat
+      ? commitChanges(
+          gitDir,
+          commits.map((c) => c.sha),
+        )
+      : Promise.resolve(new Map<string, CommitChanges>()),
+    usersByEmail(
+      deps,
+      commits.flatMap((c) => [c.author.email, c.committer.email]),
+    ).then((found) => visibleUsers(deps, found, viewer)),
   ]);
   return commits.map((c) => {
     const change = changes.get(c.sha);
@@ -262,14 +298,23 @@ export async function toApiCommits(
       committer: userFor(deps, users, c.committer.email, viewer),
       parents: c.parents.map((p) => commitMeta(links, p)),
       files: options.stat && options.files ? (change?.files ?? []) : null,
-      stats: options.stat ? { total: (change?.additions ?? 0) + (change?.deletions ?? 0), additions: change?.additions ?? 0, deletions: change?.deletions ?? 0 } : null,
+      stats: options.stat
+        ? {
+            total: (change?.additions ?? 0) + (change?.deletions ?? 0),
+            additions: change?.additions ?? 0,
+            deletions: change?.deletions ?? 0,
+          }
+        : null,
     };
   });
 }
 
 /** Gitea `PayloadCommit` objects (branches, webhook payloads): usernames resolved by email. */
 export async function toPayloadCommits(deps: CommitJsonDeps, links: RepoLinks, commits: GitCommit[]): Promise<Record<string, unknown>[]> {
-  const users = await usersByEmail(deps, commits.flatMap((c) => [c.author.email, c.committer.email]));
+  const users = await usersByEmail(
+    deps,
+    commits.flatMap((c) => [c.author.email, c.committer.email]),
+  );
   const person = (p: GitPerson) => ({ name: p.name, email: p.email, username: users.get(p.email.toLowerCase())?.name ?? '' });
   return commits.map((c) => ({
     id: c.sha,

@@ -16,7 +16,16 @@ export interface EditorConfigFile {
 }
 
 /** Properties whose values are case-insensitive (lower-cased, as the spec says). */
-const KNOWN = new Set(['indent_style', 'indent_size', 'tab_width', 'end_of_line', 'charset', 'trim_trailing_whitespace', 'insert_final_newline', 'root']);
+const KNOWN = new Set([
+  'indent_style',
+  'indent_size',
+  'tab_width',
+  'end_of_line',
+  'charset',
+  'trim_trailing_whitespace',
+  'insert_final_newline',
+  'root',
+]);
 const MAX_SECTION_NAME = 4096;
 const MAX_KEY = 1024;
 const MAX_VALUE = 4096;

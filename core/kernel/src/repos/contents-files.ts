@@ -5,7 +5,17 @@ import { GO_ZERO_TIME } from '../users/models';
 import { ApiError, decodeBase64, type UserInfo } from '@hearth/plugin-api';
 import type { UserRow } from '../users/models';
 import { ZERO_ID } from './git';
-import { casUpdateRef, entriesOf, git, hasNoBranches, lookupPaths, withLock, writeBlob, type PathInfo, type TreeEntry } from './contents-git';
+import {
+  casUpdateRef,
+  entriesOf,
+  git,
+  hasNoBranches,
+  lookupPaths,
+  withLock,
+  writeBlob,
+  type PathInfo,
+  type TreeEntry,
+} from './contents-git';
 import { branchCommit } from './revisions';
 import { describe, type ContentsResponse } from './contents-read';
 import { safeIdent, userIdentity, type Person, type RepoLinks } from './links';
@@ -74,13 +84,16 @@ export function clientTreePath(raw: string): string {
   return assertValidTreePath(raw);
 }
 
-
 /** (The plugin API's, shared with the wiki.) */
 export { decodeBase64 };
 
 /** Gitea's default commit message: `Add 'a', Update 'b', Delete 'c'` by kind, one line each. */
 export function defaultMessage(files: Array<{ operation: string; path: string }>): string {
-  const names = (op: string) => files.filter((f) => f.operation === op).map((f) => f.path).join(', ');
+  const names = (op: string) =>
+    files
+      .filter((f) => f.operation === op)
+      .map((f) => f.path)
+      .join(', ');
   const lines = [];
   if (names('create')) lines.push(`Add '${names('create')}'`);
   if (names('update')) lines.push(`Update '${names('update')}'`);
@@ -93,7 +106,12 @@ export function defaultMessage(files: Array<{ operation: string; path: string }>
  * for both; none means the caller (with their full name, and their no-reply address when they keep
  * their email private).
  */
-function people(input: ChangeFilesInput, doer: UserInfo, doerRow: UserRow | undefined, noReply: string): { author: Person; committer: Person } {
+function people(
+  input: ChangeFilesInput,
+  doer: UserInfo,
+  doerRow: UserRow | undefined,
+  noReply: string,
+): { author: Person; committer: Person } {
   const self = userIdentity(doer, doerRow, noReply);
   const doerEmail = self.email;
   const pick = (id: IdentityOption | undefined): Person | null => {
@@ -115,7 +133,10 @@ function gitDate(value: string | undefined, now: Date): { git: string; iso: stri
   const usable = !Number.isNaN(date.getTime()) && date.getTime() >= 0 ? date : now;
   const zone = value && usable !== now ? /([+-])(\d\d):?(\d\d)$/.exec(value) : null;
   const offset = zone ? `${zone[1]}${zone[2]}${zone[3]}` : '+0000';
-  return { git: `@${Math.floor(usable.getTime() / 1000)} ${offset}`, iso: new Date(Math.floor(usable.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z') };
+  return {
+    git: `@${Math.floor(usable.getTime() / 1000)} ${offset}`,
+    iso: new Date(Math.floor(usable.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+  };
 }
 
 interface PlannedOp {
@@ -134,9 +155,16 @@ interface PlannedOp {
  * then a compare-and-swap move of the branch and `recordPush`. Writers of one repository take turns
  * in this process; anything else that moved the branch meanwhile turns into a 409.
  */
-export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo, doer: UserInfo, doerRow: UserRow | undefined, input: ChangeFilesInput): Promise<FilesResponse> {
+export async function changeFiles(
+  deps: ChangeFilesDeps,
+  resolved: ResolvedRepo,
+  doer: UserInfo,
+  doerRow: UserRow | undefined,
+  input: ChangeFilesInput,
+): Promise<FilesResponse> {
   const { gitDir } = resolved;
-  if (!Array.isArray(input.files) || input.files.length === 0) throw ApiError.unprocessable('files: at least one file operation is required');
+  if (!Array.isArray(input.files) || input.files.length === 0)
+    throw ApiError.unprocessable('files: at least one file operation is required');
 
   // 1. Validate everything the client sent before anything is written.
   const oldBranch = input.branch?.trim() || resolved.repo.default_branch;
@@ -147,11 +175,14 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
     const target = clientTreePath(op.path ?? '');
     const from = op.operation === 'update' && op.from_path ? clientTreePath(op.from_path) : undefined;
     if (op.operation === 'delete') return { op, path: target, removes: target };
-    if ((op.operation === 'update') && !op.sha) throw ApiError.unprocessable(`a SHA or commit ID must be provided when updating a file [path: ${from ?? target}]`);
+    if (op.operation === 'update' && !op.sha)
+      throw ApiError.unprocessable(`a SHA or commit ID must be provided when updating a file [path: ${from ?? target}]`);
     const content = decodeBase64(op.content, target);
     return { op, path: target, removes: from && from !== target ? from : undefined, content };
   });
-  for (const p of plan) if (p.op.operation === 'delete' && !p.op.sha) throw ApiError.unprocessable(`a SHA or commit ID must be provided when deleting a file [path: ${p.path}]`);
+  for (const p of plan)
+    if (p.op.operation === 'delete' && !p.op.sha)
+      throw ApiError.unprocessable(`a SHA or commit ID must be provided when deleting a file [path: ${p.path}]`);
   const written = plan.filter((p) => p.op.operation !== 'delete');
   const removed = plan.filter((p) => p.removes).map((p) => p.removes!);
   const seen = new Set<string>();
@@ -174,8 +205,13 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
     // An empty repository has no branch to start from: its first commit creates one.
     const parent = await branchCommit(gitDir, oldBranch);
     if (!parent && !(await hasNoBranches(gitDir))) throw ApiError.notFound(`branch does not exist [name: ${oldBranch}]`);
-    if (newBranch !== oldBranch && (await branchCommit(gitDir, newBranch))) throw ApiError.unprocessable(`branch already exists [name: ${newBranch}]`);
-    const prefixes = (p: string) => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    if (newBranch !== oldBranch && (await branchCommit(gitDir, newBranch)))
+      throw ApiError.unprocessable(`branch already exists [name: ${newBranch}]`);
+    const prefixes = (p: string) =>
+      p
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/'));
     const info = await lookupPaths(gitDir, parent, [...written.flatMap((w) => [w.path, ...prefixes(w.path)]), ...removed]);
     const removedSet = new Set(removed);
     const writtenSet = new Set(written.map((w) => w.path));
@@ -206,13 +242,21 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
       await fs.promises.rm(tmp, { recursive: true, force: true });
     }
 
-    const commit = (await git(gitDir, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
-      input: message,
-      env: {
-        GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: authorDate.git,
-        GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email, GIT_COMMITTER_DATE: committerDate.git,
-      },
-    })).stdout.toString('utf8').trim();
+    const commit = (
+      await git(gitDir, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
+        input: message,
+        env: {
+          GIT_AUTHOR_NAME: author.name,
+          GIT_AUTHOR_EMAIL: author.email,
+          GIT_AUTHOR_DATE: authorDate.git,
+          GIT_COMMITTER_NAME: committer.name,
+          GIT_COMMITTER_EMAIL: committer.email,
+          GIT_COMMITTER_DATE: committerDate.git,
+        },
+      })
+    ).stdout
+      .toString('utf8')
+      .trim();
     const ref = `refs/heads/${newBranch}`;
     const oldId = newBranch === oldBranch && parent ? parent : ZERO_ID;
     await casUpdateRef(gitDir, ref, commit, oldId, `hearth: ${message.split('\n')[0]}`);
@@ -227,12 +271,20 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
   const entries = new Map<string, TreeEntry>();
   for (const e of paths.length ? await entriesOf(gitDir, commit, paths) : []) entries.set(e.path, e);
   const known = new Map(written.map((w) => [w.path, w.content!]));
-  const described = await describe(gitDir, view, [...entries.values()], deps.maxBlobSize, true, new Map(paths.map((p) => [p, commit])), known);
+  const described = await describe(
+    gitDir,
+    view,
+    [...entries.values()],
+    deps.maxBlobSize,
+    true,
+    new Map(paths.map((p) => [p, commit])),
+    known,
+  );
   const byPath = new Map(described.map((d) => [d.path, d]));
   const { urls } = deps;
   const stamp = (p: Person, d: { iso: string }) => ({ name: p.name, email: p.email, date: d.iso });
   return {
-    files: plan.map((p) => (p.op.operation === 'delete' ? null : byPath.get(p.path) ?? null)),
+    files: plan.map((p) => (p.op.operation === 'delete' ? null : (byPath.get(p.path) ?? null))),
     commit: {
       url: `${urls.api}/git/commits/${commit}`,
       sha: commit,
@@ -249,13 +301,20 @@ export async function changeFiles(deps: ChangeFilesDeps, resolved: ResolvedRepo,
 }
 
 /** The rules of one operation against the parent commit, with Gitea's messages. */
-function checkOperation(p: PlannedOp, info: Map<string, PathInfo>, removed: Set<string>, written: Set<string>, prefixes: (p: string) => string[]): void {
+function checkOperation(
+  p: PlannedOp,
+  info: Map<string, PathInfo>,
+  removed: Set<string>,
+  written: Set<string>,
+  prefixes: (p: string) => string[],
+): void {
   const { op } = p;
   if (p.removes) {
     const source = info.get(p.removes);
     if (!source) throw ApiError.notFound(`file does not exist [path: ${p.removes}]`);
     if (source.type === 'tree') throw ApiError.unprocessable(`the path is a directory, not a file [path: ${p.removes}]`);
-    if (op.sha?.toLowerCase() !== source.sha) throw ApiError.unprocessable(`sha does not match [given: ${op.sha}, expected: ${source.sha}]`);
+    if (op.sha?.toLowerCase() !== source.sha)
+      throw ApiError.unprocessable(`sha does not match [given: ${op.sha}, expected: ${source.sha}]`);
   }
   if (op.operation === 'delete') return;
   for (const dir of prefixes(p.path)) {
@@ -273,5 +332,6 @@ function checkOperation(p: PlannedOp, info: Map<string, PathInfo>, removed: Set<
   // update in place
   if (!existing) throw ApiError.notFound(`file does not exist [path: ${p.path}]`);
   if (existing.type === 'commit') throw ApiError.unprocessable(`the path is a submodule, not a file [path: ${p.path}]`);
-  if (op.sha?.toLowerCase() !== existing.sha) throw ApiError.unprocessable(`sha does not match [given: ${op.sha}, expected: ${existing.sha}]`);
+  if (op.sha?.toLowerCase() !== existing.sha)
+    throw ApiError.unprocessable(`sha does not match [given: ${op.sha}, expected: ${existing.sha}]`);
 }

@@ -45,7 +45,14 @@ export function parseLsTree(buf: Buffer, prefix = ''): TreeEntry[] {
     const tab = record.indexOf('\t');
     const [mode, type, sha, size] = record.slice(0, tab).split(/ +/);
     const path = prefix + record.slice(tab + 1);
-    entries.push({ mode, type: type as ObjectType, sha, size: size === '-' ? 0 : Number(size), path, name: path.slice(path.lastIndexOf('/') + 1) });
+    entries.push({
+      mode,
+      type: type as ObjectType,
+      sha,
+      size: size === '-' ? 0 : Number(size),
+      path,
+      name: path.slice(path.lastIndexOf('/') + 1),
+    });
   }
   return entries;
 }
@@ -58,7 +65,9 @@ export async function entryAt(gitDir: string, commit: string, path: string): Pro
 
 /** The entries of a directory (`''` for the root) in tree order. */
 export async function listTree(gitDir: string, commit: string, dir: string): Promise<TreeEntry[]> {
-  const args = dir ? ['ls-tree', '-z', '--long', '--full-tree', commit, '--', `${dir}/`] : ['ls-tree', '-z', '--long', '--full-tree', commit];
+  const args = dir
+    ? ['ls-tree', '-z', '--long', '--full-tree', commit, '--', `${dir}/`]
+    : ['ls-tree', '-z', '--long', '--full-tree', commit];
   return parseLsTree((await git(gitDir, args)).stdout);
 }
 
@@ -77,7 +86,9 @@ export async function lookupPaths(gitDir: string, commit: string | null, paths: 
   if (!commit || paths.length === 0) return found;
   const unique = [...new Set(paths)];
   const input = unique.map((p) => `${commit}:${p}\n`).join('');
-  const out = (await git(gitDir, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { input })).stdout.toString('utf8');
+  const out = (await git(gitDir, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { input })).stdout.toString(
+    'utf8',
+  );
   const lines = out.split('\n');
   unique.forEach((p, i) => {
     const [sha, type, size] = (lines[i] ?? '').split(' ');
@@ -85,7 +96,9 @@ export async function lookupPaths(gitDir: string, commit: string | null, paths: 
   });
   // A submodule entry is a gitlink: cat-file cannot see it (the commit is not in this repository).
   const unresolved = unique.filter((p) => !found.has(p));
-  if (unresolved.length) for (const e of await entriesOf(gitDir, commit, unresolved)) if (e.type === 'commit') found.set(e.path, { type: 'commit', sha: e.sha, size: 0 });
+  if (unresolved.length)
+    for (const e of await entriesOf(gitDir, commit, unresolved))
+      if (e.type === 'commit') found.set(e.path, { type: 'commit', sha: e.sha, size: 0 });
   return found;
 }
 
@@ -96,7 +109,7 @@ export async function lookupPaths(gitDir: string, commit: string | null, paths: 
 export async function entriesOf(gitDir: string, commit: string, paths: string[]): Promise<TreeEntry[]> {
   const wanted = new Set(paths);
   const entries: TreeEntry[] = [];
-  for (let i = 0; i < paths.length; ) {
+  for (let i = 0; i < paths.length;) {
     const chunk: string[] = [];
     let length = 0;
     while (i < paths.length && (chunk.length === 0 || length + paths[i].length < 64 * 1024)) {

@@ -86,17 +86,31 @@ add('Twig', 'twig');
 add('Smarty', 'tpl');
 
 const BY_NAME: Record<string, string> = {
-  makefile: 'Makefile', gnumakefile: 'Makefile', dockerfile: 'Dockerfile', containerfile: 'Dockerfile', 'cmakelists.txt': 'CMake',
-  rakefile: 'Ruby', gemfile: 'Ruby', vagrantfile: 'Ruby', jenkinsfile: 'Groovy', justfile: 'Just',
+  makefile: 'Makefile',
+  gnumakefile: 'Makefile',
+  dockerfile: 'Dockerfile',
+  containerfile: 'Dockerfile',
+  'cmakelists.txt': 'CMake',
+  rakefile: 'Ruby',
+  gemfile: 'Ruby',
+  vagrantfile: 'Ruby',
+  jenkinsfile: 'Groovy',
+  justfile: 'Just',
 };
 
 /** Vendored, generated and documentation paths linguist leaves out (a subset of its vendor.yml and documentation.yml). */
 const EXCLUDED = [
   /(^|\/)(node_modules|bower_components|jspm_packages|vendor|[Vv]endor|third[-_]?party|3rd[-_]?party|Godeps|Pods|Carthage)\//,
   /(^|\/)(dist|build\/generated|__generated__|generated)\//,
-  /^[Dd]ocs?\//, /(^|\/)[Dd]ocumentation\//, /(^|\/)[Ee]xamples?\//,
+  /^[Dd]ocs?\//,
+  /(^|\/)[Dd]ocumentation\//,
+  /(^|\/)[Ee]xamples?\//,
   /(^|\/)\./, // dotfiles and hidden directories
-  /\.min\.(js|css)$/, /-min\.js$/, /\.(pb|pb\.gw)\.go$/, /_pb2\.py$/, /\.generated\.\w+$/,
+  /\.min\.(js|css)$/,
+  /-min\.js$/,
+  /\.(pb|pb\.gw)\.go$/,
+  /_pb2\.py$/,
+  /\.generated\.\w+$/,
   /(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|go\.sum|Cargo\.lock)$/,
 ];
 
@@ -108,7 +122,7 @@ export function languageOf(path: string): string | null {
   if (byName) return byName;
   if (/^Dockerfile\./i.test(name)) return 'Dockerfile';
   const dot = name.lastIndexOf('.');
-  return dot > 0 ? BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? null : null;
+  return dot > 0 ? (BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? null) : null;
 }
 
 const CACHE_SIZE = 256;

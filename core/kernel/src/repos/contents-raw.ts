@@ -14,17 +14,32 @@ import type { ResolvedRepo } from './repo-service';
 
 /** Types safe to show inline (images, audio, video, PDF); SVG only under the sandboxing CSP below. */
 const INLINE_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp', ico: 'image/x-icon',
-  avif: 'image/avif', svg: 'image/svg+xml', pdf: 'application/pdf',
-  mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', flac: 'audio/flac', mp4: 'video/mp4', webm: 'video/webm',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+  avif: 'image/avif',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  wav: 'audio/wav',
+  flac: 'audio/flac',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
 };
 
 /** Extensions that are text whatever their bytes look like at the start (served as text/plain). */
 const TEXT_EXTENSIONS = new Set(
-  ('txt md markdown rst adoc asciidoc org tex csv tsv log ini cfg conf toml yaml yml json jsonc json5 xml xsd xsl html htm xhtml css scss sass less ' +
+  (
+    'txt md markdown rst adoc asciidoc org tex csv tsv log ini cfg conf toml yaml yml json jsonc json5 xml xsd xsl html htm xhtml css scss sass less ' +
     'js mjs cjs jsx ts tsx mts cts vue svelte go rs c h cc cpp cxx hh hpp hxx m mm java kt kts scala groovy gradle cs fs fsx vb py pyi rb php pl pm t lua ' +
     'r jl swift dart ex exs erl hrl hs lhs ml mli clj cljs edn lisp el scm rkt nim zig v sv vhd vhdl sh bash zsh fish ps1 psm1 bat cmd sql graphql gql ' +
-    'proto thrift tf hcl nix dockerfile make mk cmake gitignore gitattributes editorconfig env properties patch diff').split(' '),
+    'proto thrift tf hcl nix dockerfile make mk cmake gitignore gitattributes editorconfig env properties patch diff'
+  ).split(' '),
 );
 
 /** Smaller blobs are read whole, so their type can be sniffed from the bytes; larger ones stream, typed by extension. */
@@ -77,7 +92,11 @@ export function rawContentType(name: string, head: Buffer | null): { contentType
  * The shortest leading segments of `filepath` that name a branch (or, failing that, a tag) among
  * `kinds`, and the rest as the path — one cat-file process. Null when none does.
  */
-export async function refPrefixTarget(gitDir: string, filepath: string, kinds: Array<'branch' | 'tag'>): Promise<{ ref: ResolvedRef; path: string } | null> {
+export async function refPrefixTarget(
+  gitDir: string,
+  filepath: string,
+  kinds: Array<'branch' | 'tag'>,
+): Promise<{ ref: ResolvedRef; path: string } | null> {
   const parts = filepath.split('/');
   const prefixes: string[] = [];
   for (let i = 1; i < parts.length; i++) {
@@ -85,9 +104,14 @@ export async function refPrefixTarget(gitDir: string, filepath: string, kinds: A
     if (isValidRefName(name)) prefixes.push(name);
   }
   if (prefixes.length === 0) return null;
-  const candidates = kinds.flatMap((kind) => prefixes.map((name) => ({ kind, name, expr: `refs/${kind === 'branch' ? 'heads' : 'tags'}/${name}^{commit}` })));
-  const out = (await git(gitDir, ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: candidates.map((c) => `${c.expr}\n`).join('') }))
-    .stdout.toString('utf8').split('\n');
+  const candidates = kinds.flatMap((kind) =>
+    prefixes.map((name) => ({ kind, name, expr: `refs/${kind === 'branch' ? 'heads' : 'tags'}/${name}^{commit}` })),
+  );
+  const out = (
+    await git(gitDir, ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: candidates.map((c) => `${c.expr}\n`).join('') })
+  ).stdout
+    .toString('utf8')
+    .split('\n');
   for (let i = 0; i < candidates.length; i++) {
     const [id, type] = (out[i] ?? '').split(' ');
     if (type !== 'commit') continue;
@@ -102,7 +126,11 @@ export async function refPrefixTarget(gitDir: string, filepath: string, kinds: A
  * Gitea's form: the path may start with a branch or a tag (the shortest leading segments that
  * name one, branches first) or a full commit id; otherwise it is a path on the default branch.
  */
-export async function rawTarget(resolved: ResolvedRepo, filepath: string, ref: string | undefined): Promise<{ ref: ResolvedRef; path: string }> {
+export async function rawTarget(
+  resolved: ResolvedRepo,
+  filepath: string,
+  ref: string | undefined,
+): Promise<{ ref: ResolvedRef; path: string }> {
   const { gitDir } = resolved;
   if (ref && ref.trim()) {
     const found = await resolveRef(gitDir, ref.trim());
@@ -122,19 +150,31 @@ export async function rawTarget(resolved: ResolvedRepo, filepath: string, ref: s
 }
 
 /** Serve a file's bytes: 404 for a directory, submodule or anything missing; 304 when the client has this blob. */
-export async function serveRaw(resolved: ResolvedRepo, target: { ref: ResolvedRef; path: string }, ifNoneMatch: string | undefined): Promise<ApiResponse> {
+export async function serveRaw(
+  resolved: ResolvedRepo,
+  target: { ref: ResolvedRef; path: string },
+  ifNoneMatch: string | undefined,
+): Promise<ApiResponse> {
   const { gitDir } = resolved;
   const entry = target.path ? await entryAt(gitDir, target.ref.commit, target.path) : null;
   if (!entry || entry.type !== 'blob') throw ApiError.notFound(`file does not exist [path: ${target.path}]`);
   const etag = `"${entry.sha}"`;
   const common = { ...RAW_SECURITY_HEADERS, ETag: etag, 'Cache-Control': 'private, max-age=300' };
-  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return { status: 304, headers: common };
+  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`))
+    return { status: 304, headers: common };
   if (entry.size <= SNIFF_LIMIT) {
     const data = (await git(gitDir, ['cat-file', 'blob', entry.sha])).stdout;
     const type = rawContentType(entry.name, data);
-    return { ...raw(200, type.contentType, data), headers: { ...common, 'Content-Disposition': contentDisposition(entry.name, type.inline) } };
+    return {
+      ...raw(200, type.contentType, data),
+      headers: { ...common, 'Content-Disposition': contentDisposition(entry.name, type.inline) },
+    };
   }
   const type = rawContentType(entry.name, null);
   const child = spawnGit(['cat-file', 'blob', entry.sha], { gitDir }, ['ignore', 'pipe', 'ignore']);
-  return stream(200, type.contentType, child.stdout!, { ...common, 'Content-Length': String(entry.size), 'Content-Disposition': contentDisposition(entry.name, type.inline) });
+  return stream(200, type.contentType, child.stdout!, {
+    ...common,
+    'Content-Length': String(entry.size),
+    'Content-Disposition': contentDisposition(entry.name, type.inline),
+  });
 }

@@ -63,13 +63,13 @@ export function toContents(view: ContentsView, entry: TreeEntry, extras: EntryEx
     type: kind,
     size: kind === 'dir' || kind === 'submodule' ? 0 : entry.size,
     encoding: withContent ? 'base64' : null,
-    content: withContent ? extras.content ?? '' : null,
-    target: kind === 'symlink' ? extras.target ?? null : null,
+    content: withContent ? (extras.content ?? '') : null,
+    target: kind === 'symlink' ? (extras.target ?? null) : null,
     url: self,
     html_url: html,
     git_url: gitUrl,
     download_url: kind === 'file' || kind === 'symlink' ? `${urls.html}/raw/${refPath}` : null,
-    submodule_git_url: kind === 'submodule' ? extras.submoduleUrl ?? null : null,
+    submodule_git_url: kind === 'submodule' ? (extras.submoduleUrl ?? null) : null,
     _links: { self, git: gitUrl, html },
   };
 }
@@ -122,7 +122,13 @@ export function parseGitmodules(text: string): Map<string, string> {
  * submodule entry as one object; a directory (or the root, `path === ''`) as the array of its
  * entries without content.
  */
-export async function getContents(resolved: ResolvedRepo, urls: RepoLinks, maxBlobSize: number, path: string, refParam: string | undefined): Promise<ContentsResponse | ContentsResponse[]> {
+export async function getContents(
+  resolved: ResolvedRepo,
+  urls: RepoLinks,
+  maxBlobSize: number,
+  path: string,
+  refParam: string | undefined,
+): Promise<ContentsResponse | ContentsResponse[]> {
   const { gitDir } = resolved;
   const { ref, origRef } = await refForRead(resolved, refParam);
   const view: ContentsView = { urls, ref, origRef };
@@ -130,23 +136,40 @@ export async function getContents(resolved: ResolvedRepo, urls: RepoLinks, maxBl
   if (path) {
     const entry = await entryAt(gitDir, ref.commit, path);
     if (!entry) throw ApiError.notFound(`object does not exist [id: , rel_path: ${path}]`);
-    if (entry.type !== 'tree') return (await describe(gitDir, view, [entry], maxBlobSize, true, new Map([[entry.path, await lastCommitOf(gitDir, ref.commit, path)]])))[0];
+    if (entry.type !== 'tree')
+      return (
+        await describe(gitDir, view, [entry], maxBlobSize, true, new Map([[entry.path, await lastCommitOf(gitDir, ref.commit, path)]]))
+      )[0];
     dir = entry.path;
   }
   const entries = await listTree(gitDir, ref.commit, dir);
-  const last = await lastCommitsIn(gitDir, ref.commit, dir, entries.map((e) => e.name));
+  const last = await lastCommitsIn(
+    gitDir,
+    ref.commit,
+    dir,
+    entries.map((e) => e.name),
+  );
   const byPath = new Map(entries.map((e) => [e.path, last.get(e.name) ?? '']));
   return describe(gitDir, view, entries, maxBlobSize, false, byPath);
 }
 
 /** ContentsResponses for entries of one commit, reading what they need in two batches at most. */
 export async function describe(
-  gitDir: string, view: ContentsView, entries: TreeEntry[], maxBlobSize: number, withContent: boolean, lastCommits: Map<string, string>,
+  gitDir: string,
+  view: ContentsView,
+  entries: TreeEntry[],
+  maxBlobSize: number,
+  withContent: boolean,
+  lastCommits: Map<string, string>,
   known?: Map<string, Buffer>,
 ): Promise<ContentsResponse[]> {
-  const wanted = entries.filter((e) => (e.mode === '120000' || (withContent && entryKind(e) === 'file')) && e.size <= maxBlobSize && !known?.has(e.path)).map((e) => e.sha);
+  const wanted = entries
+    .filter((e) => (e.mode === '120000' || (withContent && entryKind(e) === 'file')) && e.size <= maxBlobSize && !known?.has(e.path))
+    .map((e) => e.sha);
   const blobs = await readBlobs(gitDir, wanted);
-  const modules = entries.some((e) => entryKind(e) === 'submodule') ? await submoduleUrls(gitDir, view.ref.commit) : new Map<string, string>();
+  const modules = entries.some((e) => entryKind(e) === 'submodule')
+    ? await submoduleUrls(gitDir, view.ref.commit)
+    : new Map<string, string>();
   return entries.map((entry) => {
     const kind = entryKind(entry);
     const data = known?.get(entry.path) ?? blobs.get(entry.sha);
@@ -154,7 +177,7 @@ export async function describe(
       lastCommit: lastCommits.get(entry.path) ?? '',
       content: withContent && kind === 'file' ? (entry.size <= maxBlobSize && data ? data.toString('base64') : '') : undefined,
       target: kind === 'symlink' && data ? data.toString('utf8') : null,
-      submoduleUrl: kind === 'submodule' ? modules.get(entry.path) ?? null : null,
+      submoduleUrl: kind === 'submodule' ? (modules.get(entry.path) ?? null) : null,
     });
   });
 }

@@ -28,7 +28,9 @@ const FILE_PARAMS: JsonSchema = {
 
 const REF_QUERY: JsonSchema = {
   type: 'object',
-  properties: { ref: { type: 'string', maxLength: 255, description: "The name of the commit/branch/tag. Default the repository's default branch" } },
+  properties: {
+    ref: { type: 'string', maxLength: 255, description: "The name of the commit/branch/tag. Default the repository's default branch" },
+  },
 };
 
 const RAW_RESPONSE = { description: 'the raw file content', contentType: 'application/octet-stream' };
@@ -50,15 +52,28 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     const target = newBranch || input.branch?.trim() || resolved.repo.default_branch;
     await assertRefChange(repos, resolved.repo, principal, `refs/heads/${target}`, newBranch ? 'create' : 'update');
     return changeFiles(
-      { repos, urls: repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize: maxBlobSize(), noReplyAddress: config.service.NO_REPLY_ADDRESS },
-      resolved, principal.user, await users.rowOf(principal), input,
+      {
+        repos,
+        urls: repoLinks(config, resolved.owner.name, resolved.repo.name),
+        maxBlobSize: maxBlobSize(),
+        noReplyAddress: config.service.NO_REPLY_ADDRESS,
+      },
+      resolved,
+      principal.user,
+      await users.rowOf(principal),
+      input,
     );
   };
 
   /** The options shared by the single-file calls, as ChangeFilesOptions minus `files`. */
   const common = (body: Record<string, any>): Omit<ChangeFilesInput, 'files'> => ({
-    branch: body.branch, new_branch: body.new_branch, message: body.message, author: body.author, committer: body.committer,
-    dates: body.dates, signoff: body.signoff,
+    branch: body.branch,
+    new_branch: body.new_branch,
+    message: body.message,
+    author: body.author,
+    committer: body.committer,
+    dates: body.dates,
+    signoff: body.signoff,
   });
 
   const single = (res: FilesResponse) => ({ content: res.files[0] ?? null, commit: res.commit, verification: res.verification });
@@ -71,59 +86,138 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
 
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/contents',
+      operationId: 'repoGetContentsList',
+      tag: 'repository',
       summary: 'Gets the metadata of all the entries of the root dir',
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, query: REF_QUERY,
-      responses: { 200: { description: 'ContentsListResponse', schema: { type: 'array', items: { $ref: 'ContentsResponse' } } }, 404: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
+      query: REF_QUERY,
+      responses: {
+        200: { description: 'ContentsListResponse', schema: { type: 'array', items: { $ref: 'ContentsResponse' } } },
+        404: 'APIError',
+      },
       handler: async (req: ApiRequest<unknown, RefQuery, RepoParams>) => {
         const resolved = repoOf(req);
-        return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), '', req.query.ref));
+        return ok(
+          await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), '', req.query.ref),
+        );
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoGetContents', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/contents/{filepath*}',
+      operationId: 'repoGetContents',
+      tag: 'repository',
       summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
-      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY,
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: FILE_PARAMS,
+      query: REF_QUERY,
       responses: { 200: 'ContentsResponse', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
         const resolved = repoOf(req);
-        return ok(await getContents(resolved, repoLinks(config, resolved.owner.name, resolved.repo.name), maxBlobSize(), clientTreePath(req.params.filepath), req.query.ref));
+        return ok(
+          await getContents(
+            resolved,
+            repoLinks(config, resolved.owner.name, resolved.repo.name),
+            maxBlobSize(),
+            clientTreePath(req.params.filepath),
+            req.query.ref,
+          ),
+        );
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', tag: 'repository',
+      method: 'post',
+      path: '/repos/{owner}/{repo}/contents',
+      operationId: 'repoChangeFiles',
+      tag: 'repository',
       summary: 'Modify multiple files in a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'ChangeFilesOptions', bodyRequired: true,
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: OWNER_REPO_PARAMS,
+      body: 'ChangeFilesOptions',
+      bodyRequired: true,
       responses: { 201: 'FilesResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ChangeFilesInput, unknown, RepoParams>) => created(await change(req, req.body)),
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoCreateFile', tag: 'repository',
+      method: 'post',
+      path: '/repos/{owner}/{repo}/contents/{filepath*}',
+      operationId: 'repoCreateFile',
+      tag: 'repository',
       summary: 'Create a file in a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'CreateFileOptions', bodyRequired: true,
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: FILE_PARAMS,
+      body: 'CreateFileOptions',
+      bodyRequired: true,
       responses: { 201: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
-        created(single(await change(req, { ...common(req.body), files: [{ operation: 'create', path: req.params.filepath, content: req.body.content }] }))),
+        created(
+          single(
+            await change(req, {
+              ...common(req.body),
+              files: [{ operation: 'create', path: req.params.filepath, content: req.body.content }],
+            }),
+          ),
+        ),
     },
     {
-      method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoUpdateFile', tag: 'repository',
+      method: 'put',
+      path: '/repos/{owner}/{repo}/contents/{filepath*}',
+      operationId: 'repoUpdateFile',
+      tag: 'repository',
       summary: 'Update a file in a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'UpdateFileOptions', bodyRequired: true,
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: FILE_PARAMS,
+      body: 'UpdateFileOptions',
+      bodyRequired: true,
       responses: { 200: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
-        ok(single(await change(req, {
-          ...common(req.body),
-          files: [{ operation: 'update', path: req.params.filepath, content: req.body.content, sha: req.body.sha, from_path: req.body.from_path }],
-        }))),
+        ok(
+          single(
+            await change(req, {
+              ...common(req.body),
+              files: [
+                {
+                  operation: 'update',
+                  path: req.params.filepath,
+                  content: req.body.content,
+                  sha: req.body.sha,
+                  from_path: req.body.from_path,
+                },
+              ],
+            }),
+          ),
+        ),
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath*}', operationId: 'repoDeleteFile', tag: 'repository',
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/contents/{filepath*}',
+      operationId: 'repoDeleteFile',
+      tag: 'repository',
       summary: 'Delete a file in a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: FILE_PARAMS, body: 'DeleteFileOptions', bodyRequired: true,
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: FILE_PARAMS,
+      body: 'DeleteFileOptions',
+      bodyRequired: true,
       responses: { 200: 'FileDeleteResponse', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) => {
         try {
-          const res = await change(req, { ...common(req.body), files: [{ operation: 'delete', path: req.params.filepath, sha: req.body.sha }] });
+          const res = await change(req, {
+            ...common(req.body),
+            files: [{ operation: 'delete', path: req.params.filepath, sha: req.body.sha }],
+          });
           return ok({ content: null, commit: res.commit, verification: res.verification });
         } catch (err) {
           // Gitea's DeleteFile answers its validation errors (sha mismatch, bad path, existing new branch) with 400.
@@ -133,23 +227,45 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath*}', operationId: 'repoGetRawFile', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/raw/{filepath*}',
+      operationId: 'repoGetRawFile',
+      tag: 'repository',
       summary: 'Get a file from a repository',
-      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: FILE_PARAMS,
+      query: REF_QUERY,
+      responses: { 200: RAW_RESPONSE, 404: 'APIError' },
       handler: raw,
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/media/{filepath*}', operationId: 'repoGetRawFileOrLFS', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/media/{filepath*}',
+      operationId: 'repoGetRawFileOrLFS',
+      tag: 'repository',
       summary: "Get a file or it's LFS object from a repository",
-      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY, responses: { 200: RAW_RESPONSE, 404: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: FILE_PARAMS,
+      query: REF_QUERY,
+      responses: { 200: RAW_RESPONSE, 404: 'APIError' },
       // Git LFS is not stored yet: media serves what git holds (a pointer file for an LFS-tracked path).
       handler: raw,
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/languages',
+      operationId: 'repoGetLanguages',
+      tag: 'repository',
       summary: 'Get languages and number of bytes of code written',
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS,
-      responses: { 200: { description: 'LanguageStatistics', schema: { type: 'object', additionalProperties: { type: 'integer', format: 'int64' } } }, 404: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
+      responses: {
+        200: { description: 'LanguageStatistics', schema: { type: 'object', additionalProperties: { type: 'integer', format: 'int64' } } },
+        404: 'APIError',
+      },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams>) => {
         const resolved = repoOf(req);
         const head = await branchCommit(resolved.gitDir, resolved.repo.default_branch);
@@ -157,10 +273,19 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath*}', operationId: 'repoGetEditorConfig', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/editorconfig/{filepath*}',
+      operationId: 'repoGetEditorConfig',
+      tag: 'repository',
       summary: 'Get the EditorConfig definitions of a file in a repository',
-      scopes: ['repository'], access: READ_CODE, params: FILE_PARAMS, query: REF_QUERY,
-      responses: { 200: { description: 'the EditorConfig definitions that apply to the file', schema: { type: 'object', additionalProperties: true } }, 404: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: FILE_PARAMS,
+      query: REF_QUERY,
+      responses: {
+        200: { description: 'the EditorConfig definitions that apply to the file', schema: { type: 'object', additionalProperties: true } },
+        404: 'APIError',
+      },
       handler: async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
         const resolved = repoOf(req);
         const path = assertValidTreePath(req.params.filepath);

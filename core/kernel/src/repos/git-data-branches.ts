@@ -6,7 +6,13 @@ import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
-import { canMergeUnderRule, canPushUnderRule, firstMatchingRule, listRules, type ProtectedBranchRow } from '../protection/branch-protection-store';
+import {
+  canMergeUnderRule,
+  canPushUnderRule,
+  firstMatchingRule,
+  listRules,
+  type ProtectedBranchRow,
+} from '../protection/branch-protection-store';
 import { assertRefChange } from '../protection/ref-protection';
 
 type Params = { owner: string; repo: string; branch: string };
@@ -29,8 +35,16 @@ const BRANCH_PARAMS: JsonSchema = {
 const HEADS = 'refs/heads/';
 
 /** Gitea's `Branch` objects for branch refs (commits read in one git call, authors in one query). */
-async function branchesToApi(deps: GitRouteDeps, r: GitDataRepo, viewer: Principal | null, refs: RefInfo[]): Promise<Record<string, unknown>[]> {
-  const commits = await readCommits(r.gitDir, refs.map((b) => b.id));
+async function branchesToApi(
+  deps: GitRouteDeps,
+  r: GitDataRepo,
+  viewer: Principal | null,
+  refs: RefInfo[],
+): Promise<Record<string, unknown>[]> {
+  const commits = await readCommits(
+    r.gitDir,
+    refs.map((b) => b.id),
+  );
   const payloads = await toPayloadCommits(deps, r.links, [...commits.values()]);
   const byId = new Map(payloads.map((p) => [p.id as string, p]));
   // Without branch protection, whoever may write the code may push to and merge into every branch;
@@ -43,7 +57,9 @@ async function branchesToApi(deps: GitRouteDeps, r: GitDataRepo, viewer: Princip
   const verdictOf = async (rule: ProtectedBranchRow) => {
     let v = verdicts.get(rule.id);
     if (!v) {
-      v = canWrite ? { push: await canPushUnderRule(db, rule, viewer!.user.id), merge: await canMergeUnderRule(db, rule, viewer!.user.id) } : { push: false, merge: false };
+      v = canWrite
+        ? { push: await canPushUnderRule(db, rule, viewer!.user.id), merge: await canMergeUnderRule(db, rule, viewer!.user.id) }
+        : { push: false, merge: false };
       verdicts.set(rule.id, v);
     }
     return v;
@@ -79,8 +95,15 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
   const { repos } = deps;
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/branches', operationId: 'repoListBranches', tag: 'repository', summary: "List a repository's branches",
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/branches',
+      operationId: 'repoListBranches',
+      tag: 'repository',
+      summary: "List a repository's branches",
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
+      paged: true,
       responses: { 200: { description: 'BranchList', schema: { type: 'array', items: { $ref: 'Branch' } } } },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
@@ -91,8 +114,15 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoGetBranch', tag: 'repository', summary: 'Retrieve a specific branch from a repository',
-      scopes: ['repository'], access: READ_CODE, params: BRANCH_PARAMS, responses: { 200: 'Branch', 404: 'APIError' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/branches/{branch*}',
+      operationId: 'repoGetBranch',
+      tag: 'repository',
+      summary: 'Retrieve a specific branch from a repository',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: BRANCH_PARAMS,
+      responses: { 200: 'Branch', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
         const [branch] = await branchesToApi(deps, r, req.principal, [await requireBranch(r, req.params.branch)]);
@@ -100,8 +130,17 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', tag: 'repository', summary: 'Create a branch',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'CreateBranchRepoOption', bodyRequired: true,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/branches',
+      operationId: 'repoCreateBranch',
+      tag: 'repository',
+      summary: 'Create a branch',
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateBranchRepoOption',
+      bodyRequired: true,
       responses: { 201: 'Branch', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateBranchBody, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
@@ -112,7 +151,10 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
 
         let start: string;
         if (oldRef) {
-          start = await notFoundAs(resolveCommit(r.gitDir, oldRef, 'old_ref_name'), `The old branch, tag or commit does not exist [old_ref_name: ${oldRef}]`);
+          start = await notFoundAs(
+            resolveCommit(r.gitDir, oldRef, 'old_ref_name'),
+            `The old branch, tag or commit does not exist [old_ref_name: ${oldRef}]`,
+          );
         } else {
           const from = oldBranch || r.resolved.repo.default_branch;
           if (oldBranch) assertValidRefName(oldBranch, 'old_branch_name');
@@ -122,11 +164,21 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
         }
 
         if (await readRef(r.gitDir, `${HEADS}${name}`)) throw ApiError.conflict(`The branch already exists. [branch: ${name}]`);
-        if (await readRef(r.gitDir, `refs/tags/${name}`)) throw ApiError.conflict(`The branch with the same tag already exists. [name: ${name}]`);
+        if (await readRef(r.gitDir, `refs/tags/${name}`))
+          throw ApiError.conflict(`The branch with the same tag already exists. [name: ${name}]`);
         // A name a protected branch rule covers is created only by who may push to it (Gitea pushes it as the caller).
         await assertRefChange(repos, r.resolved.repo, req.principal, `${HEADS}${name}`, 'create');
         // 'refs/heads/a' exists, so 'refs/heads/a/b' cannot (or the reverse), or a racing creation won.
-        if (!(await repos.updateRef(r.resolved.repo, `${HEADS}${name}`, ZERO_ID, start, req.principal!.user, 'hearth: branch created through the API'))) {
+        if (
+          !(await repos.updateRef(
+            r.resolved.repo,
+            `${HEADS}${name}`,
+            ZERO_ID,
+            start,
+            req.principal!.user,
+            'hearth: branch created through the API',
+          ))
+        ) {
           throw ApiError.conflict(`The branch with the same name already exists or conflicts with an existing branch [branch: ${name}]`);
         }
         const [branch] = await branchesToApi(deps, r, req.principal, [{ ref: `${HEADS}${name}`, id: start, type: 'commit' }]);
@@ -134,8 +186,16 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/branches/{branch*}', operationId: 'repoDeleteBranch', tag: 'repository', summary: 'Delete a specific branch from a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: BRANCH_PARAMS, responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/branches/{branch*}',
+      operationId: 'repoDeleteBranch',
+      tag: 'repository',
+      summary: 'Delete a specific branch from a repository',
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: BRANCH_PARAMS,
+      responses: { 204: 'deleted', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
         const name = req.params.branch;
@@ -145,7 +205,9 @@ export function branchOperations(deps: GitRouteDeps): ApiOperation[] {
         }
         const ref = await requireBranch(r, name);
         await assertRefChange(repos, r.resolved.repo, req.principal, ref.ref, 'delete');
-        if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: branch deleted through the API'))) {
+        if (
+          !(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: branch deleted through the API'))
+        ) {
           throw ApiError.conflict(`the branch changed while it was being deleted; try again [branch: ${name}]`);
         }
         return noContent();

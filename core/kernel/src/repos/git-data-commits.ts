@@ -41,8 +41,15 @@ function notePaths(sha: string): string[] {
 export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/commits', operationId: 'repoGetAllCommits', tag: 'repository', summary: 'Get a list of all commits from a repository',
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/commits',
+      operationId: 'repoGetAllCommits',
+      tag: 'repository',
+      summary: 'Get a list of all commits from a repository',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
+      paged: true,
       query: {
         type: 'object',
         properties: {
@@ -52,7 +59,11 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
           not: { type: 'string', maxLength: 255, description: 'commits that match the given specifier will not be listed.' },
         },
       },
-      responses: { 200: { description: 'CommitList', schema: { type: 'array', items: { $ref: 'Commit' } } }, 404: 'APIError', 409: 'APIError' },
+      responses: {
+        200: { description: 'CommitList', schema: { type: 'array', items: { $ref: 'Commit' } } },
+        404: 'APIError',
+        409: 'APIError',
+      },
       handler: async (req: ApiRequest<unknown, ListQuery, ShaParams>) => {
         const r = gitRepoOf(deps, req);
         if (r.resolved.repo.is_empty) throw new ApiError(409, 'Git Repository is empty.');
@@ -95,8 +106,14 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/commits/{sha}', operationId: 'repoGetSingleCommit', tag: 'repository', summary: 'Get a single commit from a repository',
-      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/commits/{sha}',
+      operationId: 'repoGetSingleCommit',
+      tag: 'repository',
+      summary: 'Get a single commit from a repository',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
       query: { type: 'object', properties: { ...COMMIT_OPTION_QUERY } },
       responses: { 200: 'Commit', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
@@ -108,8 +125,19 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/compare/{basehead*}', operationId: 'repoCompareDiff', tag: 'repository', summary: 'Get commit comparison information',
-      scopes: ['repository'], access: READ_CODE, params: withParam('basehead', { type: 'string', minLength: 1, maxLength: 520, description: 'compare two branches, tags or commits: base...head (or base..head)' }),
+      method: 'get',
+      path: '/repos/{owner}/{repo}/compare/{basehead*}',
+      operationId: 'repoCompareDiff',
+      tag: 'repository',
+      summary: 'Get commit comparison information',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: withParam('basehead', {
+        type: 'string',
+        minLength: 1,
+        maxLength: 520,
+        description: 'compare two branches, tags or commits: base...head (or base..head)',
+      }),
       query: { type: 'object', properties: { verification: COMMIT_OPTION_QUERY.verification, files: COMMIT_OPTION_QUERY.files } },
       responses: { 200: 'Compare', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, { owner: string; repo: string; basehead: string }>) => {
@@ -117,7 +145,9 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
         const spec = req.params.basehead;
         // As Gitea: base...head, else base..head, else the default branch against the whole name.
         const sep = spec.includes('...') ? '...' : spec.includes('..') ? '..' : null;
-        const [base, head] = sep ? [spec.slice(0, spec.indexOf(sep)), spec.slice(spec.indexOf(sep) + sep.length)] : [r.resolved.repo.default_branch, spec];
+        const [base, head] = sep
+          ? [spec.slice(0, spec.indexOf(sep)), spec.slice(spec.indexOf(sep) + sep.length)]
+          : [r.resolved.repo.default_branch, spec];
         if (!base || !head) throw ApiError.unprocessable(`compare needs base...head [basehead: ${spec}]`);
         const [baseId, headId] = await Promise.all([resolveCommit(r.gitDir, base, 'base'), resolveCommit(r.gitDir, head, 'head')]);
         // The commits of head that base lacks (those after their merge base).
@@ -127,8 +157,14 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/notes/{sha}', operationId: 'repoGetNote', tag: 'repository', summary: 'Get a note corresponding to a single commit from a repository',
-      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/notes/{sha}',
+      operationId: 'repoGetNote',
+      tag: 'repository',
+      summary: 'Get a note corresponding to a single commit from a repository',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
       query: { type: 'object', properties: { verification: COMMIT_OPTION_QUERY.verification, files: COMMIT_OPTION_QUERY.files } },
       responses: { 200: 'Note', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
@@ -138,7 +174,10 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
         const notes = await readRef(r.gitDir, NOTES_REF);
         if (!notes) throw ApiError.notFound(noNote);
         const paths = notePaths(sha);
-        const found = await batchCheck(r.gitDir, paths.map((p) => `${notes.id}:${p}`));
+        const found = await batchCheck(
+          r.gitDir,
+          paths.map((p) => `${notes.id}:${p}`),
+        );
         const at = found.findIndex((f) => f?.type === 'blob');
         if (at < 0) throw ApiError.notFound(noNote);
         // As Gitea, the note comes with the notes commit that last wrote it (who noted what, when).

@@ -25,7 +25,9 @@ export interface RefInfo {
  */
 export async function listRefs(gitDir: string, patterns: string[], options: { exact?: boolean; sort?: string[] } = {}): Promise<RefInfo[]> {
   const sort = (options.sort ?? ['refname']).map((key) => `--sort=${key}`);
-  const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(objecttype) %(refname)', ...sort, '--', ...patterns], { gitDir });
+  const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(objecttype) %(refname)', ...sort, '--', ...patterns], {
+    gitDir,
+  });
   const wanted = options.exact ? new Set(patterns) : null;
   const refs: RefInfo[] = [];
   for (const line of stdout.toString('utf8').split('\n')) {
@@ -63,6 +65,14 @@ export function goDate(iso: string): string {
   return iso.replace(/[+-]00:00$/, 'Z');
 }
 
-
 /** Options for git commands whose output must not depend on the operator's personal git config. */
-export const LOG_CONFIG = ['-c', 'log.showSignature=false', '-c', 'log.follow=false', '-c', 'log.mailmap=false', '-c', 'diff.relative=false'];
+export const LOG_CONFIG = [
+  '-c',
+  'log.showSignature=false',
+  '-c',
+  'log.follow=false',
+  '-c',
+  'log.mailmap=false',
+  '-c',
+  'diff.relative=false',
+];

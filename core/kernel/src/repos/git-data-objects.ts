@@ -13,7 +13,12 @@ function withParam(name: string, schema: JsonSchema): JsonSchema {
   return { type: 'object', properties: { ...(OWNER_REPO_PARAMS.properties as object), [name]: schema }, required: ['owner', 'repo', name] };
 }
 
-const SHA_PARAMS = withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a commit or tree id, or a branch or tag name' });
+const SHA_PARAMS = withParam('sha', {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'a commit or tree id, or a branch or tag name',
+});
 
 /** Gitea's refs listing: every ref whose full name starts with `refs/<filter>`; one exact match is answered as an object. */
 async function refsResponse(r: GitDataRepo, filter: string) {
@@ -42,28 +47,56 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
   const { config } = deps;
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/refs', operationId: 'repoListAllGitRefs', tag: 'repository', summary: "Get specified ref or filtered repository's refs",
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/refs',
+      operationId: 'repoListAllGitRefs',
+      tag: 'repository',
+      summary: "Get specified ref or filtered repository's refs",
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
       responses: { 200: { description: 'ReferenceList', schema: { type: 'array', items: { $ref: 'Reference' } } }, 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ShaParams>) => refsResponse(gitRepoOf(deps, req), ''),
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/refs/{ref*}', operationId: 'repoListGitRefs', tag: 'repository', summary: "Get specified ref or filtered repository's refs",
-      scopes: ['repository'], access: READ_CODE, params: withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'part or full name of the ref' }),
-      responses: { 200: { description: 'Reference, or a ReferenceList when the name is a prefix of several', schema: 'Reference' }, 404: 'APIError' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/refs/{ref*}',
+      operationId: 'repoListGitRefs',
+      tag: 'repository',
+      summary: "Get specified ref or filtered repository's refs",
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'part or full name of the ref' }),
+      responses: {
+        200: { description: 'Reference, or a ReferenceList when the name is a prefix of several', schema: 'Reference' },
+        404: 'APIError',
+      },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; ref: string }>) =>
         // The filter is compared in JavaScript only; it never reaches git.
         refsResponse(gitRepoOf(deps, req), req.params.ref),
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/trees/{sha}', operationId: 'GetTree', tag: 'repository', summary: 'Gets the tree of a repository.',
-      scopes: ['repository'], access: READ_CODE, params: SHA_PARAMS,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/trees/{sha}',
+      operationId: 'GetTree',
+      tag: 'repository',
+      summary: 'Gets the tree of a repository.',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: SHA_PARAMS,
       query: {
         type: 'object',
         properties: {
           recursive: { type: 'boolean', description: 'show all directories and files' },
-          page: { type: 'integer', description: "page number; the 'truncated' field in the response will be true if there are still more items after this page, false if the last page" },
-          per_page: { type: 'integer', description: `number of items per page (at most api.DEFAULT_GIT_TREES_PER_PAGE, default ${config.api.DEFAULT_GIT_TREES_PER_PAGE})` },
+          page: {
+            type: 'integer',
+            description:
+              "page number; the 'truncated' field in the response will be true if there are still more items after this page, false if the last page",
+          },
+          per_page: {
+            type: 'integer',
+            description: `number of items per page (at most api.DEFAULT_GIT_TREES_PER_PAGE, default ${config.api.DEFAULT_GIT_TREES_PER_PAGE})`,
+          },
         },
       },
       responses: { 200: 'GitTreeResponse', 404: 'APIError', 422: 'APIError' },
@@ -95,8 +128,14 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/blobs/{sha}', operationId: 'GetBlob', tag: 'repository', summary: 'Gets the blob of a repository.',
-      scopes: ['repository'], access: READ_CODE, params: withParam('sha', { type: 'string', minLength: 1, maxLength: 64, description: 'id of the blob' }),
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/blobs/{sha}',
+      operationId: 'GetBlob',
+      tag: 'repository',
+      summary: 'Gets the blob of a repository.',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: withParam('sha', { type: 'string', minLength: 1, maxLength: 64, description: 'id of the blob' }),
       responses: { 200: 'GitBlobResponse', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, ShaParams>) => {
         const r = gitRepoOf(deps, req);
@@ -105,7 +144,10 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
         const [info] = await batchCheck(r.gitDir, [sha]);
         if (!info || info.type !== 'blob') throw ApiError.notFound(`blob does not exist [sha: ${sha}]`);
         // Larger blobs come without content, as in Gitea; the raw file API serves them.
-        const content = info.size <= config.api.DEFAULT_MAX_BLOB_SIZE ? (await runGit(['cat-file', 'blob', info.id], { gitDir: r.gitDir })).stdout.toString('base64') : '';
+        const content =
+          info.size <= config.api.DEFAULT_MAX_BLOB_SIZE
+            ? (await runGit(['cat-file', 'blob', info.id], { gitDir: r.gitDir })).stdout.toString('base64')
+            : '';
         return ok({ content, encoding: 'base64', url: `${r.links.api}/git/blobs/${info.id}`, sha: info.id, size: info.size });
       },
     },

@@ -20,7 +20,10 @@ interface CreateTagBody {
 
 const TAG_PARAMS: JsonSchema = {
   type: 'object',
-  properties: { ...(OWNER_REPO_PARAMS.properties as object), tag: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the tag (may contain /)' } },
+  properties: {
+    ...(OWNER_REPO_PARAMS.properties as object),
+    tag: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the tag (may contain /)' },
+  },
   required: ['owner', 'repo', 'tag'],
 };
 
@@ -38,7 +41,15 @@ interface TagInfo {
   message: string;
 }
 
-const TAG_FIELDS = ['%(refname)', '%(objecttype)', '%(objectname)', '%(*objectname)', '%(creatordate:iso-strict)', '%(contents)', '%(contents:signature)'];
+const TAG_FIELDS = [
+  '%(refname)',
+  '%(objecttype)',
+  '%(objectname)',
+  '%(*objectname)',
+  '%(creatordate:iso-strict)',
+  '%(contents)',
+  '%(contents:signature)',
+];
 
 /** Details of the named tag refs (full `refs/tags/…` names), in one for-each-ref. */
 async function readTags(gitDir: string, refs: string[]): Promise<Map<string, TagInfo>> {
@@ -121,8 +132,15 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
   const { repos, users, config } = deps;
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/tags', operationId: 'repoListTags', tag: 'repository', summary: "List a repository's tags",
-      scopes: ['repository'], access: READ_CODE, params: OWNER_REPO_PARAMS, paged: true,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/tags',
+      operationId: 'repoListTags',
+      tag: 'repository',
+      summary: "List a repository's tags",
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: OWNER_REPO_PARAMS,
+      paged: true,
       responses: { 200: { description: 'TagList', schema: { type: 'array', items: { $ref: 'Tag' } } } },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
@@ -135,16 +153,32 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoGetTag', tag: 'repository', summary: 'Get the tag of a repository by tag name',
-      scopes: ['repository'], access: READ_CODE, params: TAG_PARAMS, responses: { 200: 'Tag', 404: 'APIError' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/tags/{tag*}',
+      operationId: 'repoGetTag',
+      tag: 'repository',
+      summary: 'Get the tag of a repository by tag name',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: TAG_PARAMS,
+      responses: { 200: 'Tag', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
         return ok(tagToApi(r.links, await requireTag(r, req.params.tag)));
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/tags', operationId: 'repoCreateTag', tag: 'repository', summary: 'Create a new git tag in a repository',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: OWNER_REPO_PARAMS, body: 'CreateTagOption', bodyRequired: true,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/tags',
+      operationId: 'repoCreateTag',
+      tag: 'repository',
+      summary: 'Create a new git tag in a repository',
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: OWNER_REPO_PARAMS,
+      body: 'CreateTagOption',
+      bodyRequired: true,
       responses: { 201: 'Tag', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateTagBody, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
@@ -169,24 +203,45 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/tags/{tag*}', operationId: 'repoDeleteTag', tag: 'repository', summary: "Delete a repository's tag by name",
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: TAG_PARAMS, responses: { 204: 'deleted', 404: 'APIError', 409: 'APIError' },
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/tags/{tag*}',
+      operationId: 'repoDeleteTag',
+      tag: 'repository',
+      summary: "Delete a repository's tag by name",
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: TAG_PARAMS,
+      responses: { 204: 'deleted', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, Params>) => {
         const r = gitRepoOf(deps, req);
         const name = req.params.tag;
         const ref = isValidRefName(name) ? await readRef(r.gitDir, `${TAGS}${name}`) : null;
         if (!ref) throw ApiError.notFound(`tag doesn't exist: ${name}`);
-        if (!(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: tag deleted through the API'))) {
+        if (
+          !(await repos.updateRef(r.resolved.repo, ref.ref, ref.id, ZERO_ID, req.principal!.user, 'hearth: tag deleted through the API'))
+        ) {
           throw ApiError.conflict(`the tag changed while it was being deleted; try again [name: ${name}]`);
         }
         return noContent();
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/git/tags/{sha}', operationId: 'GetAnnotatedTag', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/git/tags/{sha}',
+      operationId: 'GetAnnotatedTag',
+      tag: 'repository',
       summary: 'Gets the tag object of an annotated tag (not lightweight tags)',
-      scopes: ['repository'], access: READ_CODE,
-      params: { ...OWNER_REPO_PARAMS, properties: { ...(OWNER_REPO_PARAMS.properties as object), sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' } }, required: ['owner', 'repo', 'sha'] },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: {
+        ...OWNER_REPO_PARAMS,
+        properties: {
+          ...(OWNER_REPO_PARAMS.properties as object),
+          sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' },
+        },
+        required: ['owner', 'repo', 'sha'],
+      },
       responses: { 200: 'AnnotatedTag', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; sha: string }>) => {
         const r = gitRepoOf(deps, req);

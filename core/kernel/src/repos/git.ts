@@ -66,7 +66,10 @@ export function spawnGit(args: string[], options: GitOptions = {}, stdio: SpawnO
 }
 
 export class GitError extends Error {
-  constructor(readonly args: string[], readonly result: GitResult) {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+  ) {
     super(`git ${args.join(' ')} exited ${result.code}: ${result.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     this.name = 'GitError';
   }

@@ -67,11 +67,24 @@ export class RepositoryRow extends BaseRow {
   /** The plain data the plugin API hands out (`gitDir` from RepoService.gitDir). */
   toInfo(gitDir: string): RepositoryInfo {
     return {
-      id: this.id, ownerId: this.owner_id, ownerName: this.owner_name, name: this.name, lowerName: this.lower_name,
-      description: this.description, defaultBranch: this.default_branch, isPrivate: Boolean(this.is_private),
-      isArchived: Boolean(this.is_archived), isEmpty: Boolean(this.is_empty), isFork: Boolean(this.is_fork), forkId: this.fork_id,
-      isTemplate: Boolean(this.is_template), units: this.unitMap(), settings: this.settingMap(), gitDir,
-      createdUnix: Number(this.created_unix), updatedUnix: Number(this.updated_unix),
+      id: this.id,
+      ownerId: this.owner_id,
+      ownerName: this.owner_name,
+      name: this.name,
+      lowerName: this.lower_name,
+      description: this.description,
+      defaultBranch: this.default_branch,
+      isPrivate: Boolean(this.is_private),
+      isArchived: Boolean(this.is_archived),
+      isEmpty: Boolean(this.is_empty),
+      isFork: Boolean(this.is_fork),
+      forkId: this.fork_id,
+      isTemplate: Boolean(this.is_template),
+      units: this.unitMap(),
+      settings: this.settingMap(),
+      gitDir,
+      createdUnix: Number(this.created_unix),
+      updatedUnix: Number(this.updated_unix),
     };
   }
 }

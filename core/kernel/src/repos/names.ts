@@ -7,7 +7,8 @@ const RESERVED_REPO_NAMES = new Set(['.', '..', '-']);
 /** A repository name: letters, digits, '.', '_' and '-', at most 100, not ending in .git or .wiki (Gitea's rules). */
 export function assertValidRepoName(name: string): void {
   if (!name || name.length > 100) throw ApiError.unprocessable(`repository name must be 1 to 100 characters [name: ${name}]`);
-  if (!REPO_NAME.test(name)) throw ApiError.unprocessable(`repository name may only contain letters, digits, '.', '_' and '-' [name: ${name}]`);
+  if (!REPO_NAME.test(name))
+    throw ApiError.unprocessable(`repository name may only contain letters, digits, '.', '_' and '-' [name: ${name}]`);
   if (RESERVED_REPO_NAMES.has(name)) throw ApiError.unprocessable(`name is reserved [name: ${name}]`);
   const lower = name.toLowerCase();
   if (lower.endsWith('.git') || lower.endsWith('.wiki') || lower.endsWith('.rss') || lower.endsWith('.atom')) {
@@ -41,7 +42,10 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 /** A segment some checkout would take for the `.git` directory: any case, trailing dots or spaces (NTFS), its 8.3 name, HFS-ignorable characters. */
 export function isGitDirName(segment: string): boolean {
-  const s = segment.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+  const s = segment
+    .replace(HFS_IGNORABLE, '')
+    .toLowerCase()
+    .replace(/[. ]+$/, '');
   return s === '.git' || s === 'git~1';
 }
 
@@ -53,7 +57,12 @@ export function isGitDirName(segment: string): boolean {
 export function assertValidTreePath(path: string): string {
   const clean = path.replace(/^\/+|\/+$/g, '');
   const segments = clean.split('/');
-  if (!clean || segments.some((s) => s === '' || s === '.' || s === '..' || isGitDirName(s)) || /[\x00-\x1f\x7f]/.test(clean) || clean.startsWith(':')) {
+  if (
+    !clean ||
+    segments.some((s) => s === '' || s === '.' || s === '..' || isGitDirName(s)) ||
+    /[\x00-\x1f\x7f]/.test(clean) ||
+    clean.startsWith(':')
+  ) {
     throw ApiError.unprocessable(`invalid file path [path: ${path}]`);
   }
   return clean;

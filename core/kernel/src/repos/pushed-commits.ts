@@ -24,11 +24,17 @@ export function pushedCommits(event: PushEvent, update: RefUpdate, gitDir: strin
 async function readCommits(update: RefUpdate, gitDir: string): Promise<{ commits: PushedCommit[]; total: number }> {
   if (update.newId === ZERO_ID) return { commits: [], total: 0 };
   const range = update.oldId === ZERO_ID ? [update.newId] : [`${update.oldId}..${update.newId}`];
-  const log = await gitText(['log', `--max-count=${PUSHED_COMMITS_READ}`, '--format=%H%x00%an%x00%ae%x00%cI%x00%B%x1e', ...range, '--'], { gitDir });
-  const commits = log.split('\x1e').map((entry) => entry.replace(/^\n/, '')).filter((entry) => entry.trim()).map((entry) => {
-    const [sha, authorName, authorEmail, timestamp, message] = entry.split('\x00');
-    return { sha: sha.trim(), authorName, authorEmail, timestamp, message: (message ?? '').trimEnd() };
+  const log = await gitText(['log', `--max-count=${PUSHED_COMMITS_READ}`, '--format=%H%x00%an%x00%ae%x00%cI%x00%B%x1e', ...range, '--'], {
+    gitDir,
   });
+  const commits = log
+    .split('\x1e')
+    .map((entry) => entry.replace(/^\n/, ''))
+    .filter((entry) => entry.trim())
+    .map((entry) => {
+      const [sha, authorName, authorEmail, timestamp, message] = entry.split('\x00');
+      return { sha: sha.trim(), authorName, authorEmail, timestamp, message: (message ?? '').trimEnd() };
+    });
   let total = commits.length;
   if (commits.length === PUSHED_COMMITS_READ && update.oldId !== ZERO_ID) {
     total = Number(await gitText(['rev-list', '--count', '--use-bitmap-index', ...range], { gitDir }));

@@ -1,4 +1,15 @@
-import { ApiError, created, isApiError, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type Principal, type RepositoryCounts } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  isApiError,
+  noContent,
+  ok,
+  type ApiOperation,
+  type ApiRequest,
+  type HttpHelpers,
+  type Principal,
+  type RepositoryCounts,
+} from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
 import { containsCondition } from '../db/like';
@@ -39,15 +50,39 @@ interface CreateRepoBody {
   issue_labels?: string;
 }
 
-type EditRepoBody = Partial<Record<string, unknown>> & { name?: string; description?: string; website?: string; private?: boolean; template?: boolean; archived?: boolean; default_branch?: string };
+type EditRepoBody = Partial<Record<string, unknown>> & {
+  name?: string;
+  description?: string;
+  website?: string;
+  private?: boolean;
+  template?: boolean;
+  archived?: boolean;
+  default_branch?: string;
+};
 
 const UNIT_FIELDS: Record<string, keyof RepoUnits> = {
-  has_code: 'code', has_issues: 'issues', has_pull_requests: 'pulls', has_releases: 'releases', has_wiki: 'wiki',
-  has_projects: 'projects', has_packages: 'packages', has_actions: 'actions',
+  has_code: 'code',
+  has_issues: 'issues',
+  has_pull_requests: 'pulls',
+  has_releases: 'releases',
+  has_wiki: 'wiki',
+  has_projects: 'projects',
+  has_packages: 'packages',
+  has_actions: 'actions',
 };
 const SETTING_FIELDS: Array<keyof RepoSettings> = [
-  'allow_merge_commits', 'allow_rebase', 'allow_rebase_explicit', 'allow_squash_merge', 'allow_fast_forward_only_merge', 'allow_manual_merge',
-  'autodetect_manual_merge', 'allow_rebase_update', 'default_delete_branch_after_merge', 'default_merge_style', 'default_allow_maintainer_edit', 'ignore_whitespace_conflicts',
+  'allow_merge_commits',
+  'allow_rebase',
+  'allow_rebase_explicit',
+  'allow_squash_merge',
+  'allow_fast_forward_only_merge',
+  'allow_manual_merge',
+  'autodetect_manual_merge',
+  'allow_rebase_update',
+  'default_delete_branch_after_merge',
+  'default_merge_style',
+  'default_allow_maintainer_edit',
+  'ignore_whitespace_conflicts',
 ];
 
 /**
@@ -69,18 +104,28 @@ export function readableRepoQuery(repos: RepoService, viewer: Principal | null) 
 
 /** Repository CRUD, listing and search (section category: repository). */
 export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
-  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, RepositoryCounts>) => repos.toApi(row, owner, viewer, true, counts);
+  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, RepositoryCounts>) =>
+    repos.toApi(row, owner, viewer, true, counts);
 
   /** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
   const initialFiles = (owner: UserRow, body: CreateRepoBody): InitialFiles | undefined => {
     if (!body.auto_init) return undefined;
     const files: InitialFiles = {};
     const readme = templates.readme(body.readme || 'Default', {
-      Name: body.name, Description: body.description ?? '', Owner: owner.name, CloneURLHTTPS: `${http.apiUrl('').replace(/api\/v1\/?$/, '')}${owner.name}/${body.name}.git`,
+      Name: body.name,
+      Description: body.description ?? '',
+      Owner: owner.name,
+      CloneURLHTTPS: `${http.apiUrl('').replace(/api\/v1\/?$/, '')}${owner.name}/${body.name}.git`,
     });
     if (readme === null) throw ApiError.badRequest(`readme template does not exist [name: ${body.readme}]`);
     files['README.md'] = readme;
-    if (body.gitignores) files['.gitignore'] = templates.combinedGitignore(body.gitignores.split(',').map((s) => s.trim()).filter(Boolean));
+    if (body.gitignores)
+      files['.gitignore'] = templates.combinedGitignore(
+        body.gitignores
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
     if (body.license) {
       const license = templates.license(body.license);
       if (!license) throw ApiError.badRequest(`license template does not exist [name: ${body.license}]`);
@@ -95,45 +140,91 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       // Gitea ignores templates without auto_init; validating them still catches typos early.
       initialFiles(owner, { ...body, auto_init: true });
     }
-    const row = await repos.create(owner, {
-      name: body.name, description: body.description, private: body.private, template: body.template,
-      defaultBranch: body.default_branch, initialFiles: initialFiles(owner, body), issueLabels: body.issue_labels || undefined,
-    }, req.principal!.user);
+    const row = await repos.create(
+      owner,
+      {
+        name: body.name,
+        description: body.description,
+        private: body.private,
+        template: body.template,
+        defaultBranch: body.default_branch,
+        initialFiles: initialFiles(owner, body),
+        issueLabels: body.issue_labels || undefined,
+      },
+      req.principal!.user,
+    );
     return created(await repoJson(row, owner, req.principal));
   };
 
   const listPage = async (req: ApiRequest, query: ReturnType<RepoService['query']>) => {
-    const [rows, total] = await Promise.all([query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit), query.clone().resultSize()]);
+    const [rows, total] = await Promise.all([
+      query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
+      query.clone().resultSize(),
+    ]);
     return { items: await repos.toApiPage(rows, req.principal), total };
   };
 
   return [
     {
-      method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', tag: 'repository', summary: 'Create a repository',
-      scopes: ['repository'], auth: 'required', access: 'caller', body: 'CreateRepoOption', bodyRequired: true, responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
+      method: 'post',
+      path: '/user/repos',
+      operationId: 'createCurrentUserRepo',
+      tag: 'repository',
+      summary: 'Create a repository',
+      scopes: ['repository'],
+      auth: 'required',
+      access: 'caller',
+      body: 'CreateRepoOption',
+      bodyRequired: true,
+      responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody>) => createFor((await users.rowOf(req.principal!))!, req),
     },
     {
-      method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', tag: 'admin', summary: 'Create a repository on behalf of a user',
-      scopes: ['admin', 'repository'], auth: 'siteAdmin', access: 'site-admin', body: 'CreateRepoOption', bodyRequired: true,
+      method: 'post',
+      path: '/admin/users/{username}/repos',
+      operationId: 'adminCreateRepo',
+      tag: 'admin',
+      summary: 'Create a repository on behalf of a user',
+      scopes: ['admin', 'repository'],
+      auth: 'siteAdmin',
+      access: 'site-admin',
+      body: 'CreateRepoOption',
+      bodyRequired: true,
       params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
-      handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) => createFor(await users.require(req.params.username), req),
+      handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) =>
+        createFor(await users.require(req.params.username), req),
     },
     {
-      method: 'post', path: '/orgs/{org}/repos', operationId: 'createOrgRepo', tag: 'organization', summary: 'Create a repository in an organization',
-      scopes: ['organization', 'repository'], auth: 'required', access: { org: 'visible' }, body: 'CreateRepoOption', bodyRequired: true,
+      method: 'post',
+      path: '/orgs/{org}/repos',
+      operationId: 'createOrgRepo',
+      tag: 'organization',
+      summary: 'Create a repository in an organization',
+      scopes: ['organization', 'repository'],
+      auth: 'required',
+      access: { org: 'visible' },
+      body: 'CreateRepoOption',
+      bodyRequired: true,
       params: { type: 'object', properties: { org: { type: 'string', maxLength: 255 } }, required: ['org'] },
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { org: string }>) => {
         const org = ownerOf(req);
-        if (!(await mayCreateRepoFor(repos, org, req.principal!))) throw ApiError.forbidden('you may not create repositories in this organization');
+        if (!(await mayCreateRepoFor(repos, org, req.principal!)))
+          throw ApiError.forbidden('you may not create repositories in this organization');
         return createFor(org, req);
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', tag: 'repository', summary: 'Get a repository',
-      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, responses: { 200: 'Repository' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}',
+      operationId: 'repoGet',
+      tag: 'repository',
+      summary: 'Get a repository',
+      scopes: ['repository'],
+      access: { repo: { need: 'read' } },
+      params: OWNER_REPO_PARAMS,
+      responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { repo, owner, permission } = repoOf(req);
         // The permission the access check resolved is the caller's: not computed twice.
@@ -141,8 +232,17 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       },
     },
     {
-      method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', tag: 'repository', summary: "Edit a repository's properties",
-      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, body: 'EditRepoOption', responses: { 200: 'Repository', 422: 'APIError' },
+      method: 'patch',
+      path: '/repos/{owner}/{repo}',
+      operationId: 'repoEdit',
+      tag: 'repository',
+      summary: "Edit a repository's properties",
+      scopes: ['repository'],
+      auth: 'required',
+      access: { repo: { need: 'admin' } },
+      params: OWNER_REPO_PARAMS,
+      body: 'EditRepoOption',
+      responses: { 200: 'Repository', 422: 'APIError' },
       handler: async (req: ApiRequest<EditRepoBody, unknown, { owner: string; repo: string }>) => {
         const resolved = repoOf(req);
         const b = req.body;
@@ -150,24 +250,50 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         for (const [field, unit] of Object.entries(UNIT_FIELDS)) if (typeof b[field] === 'boolean') units[unit] = b[field] as boolean;
         const settings: Partial<RepoSettings> = {};
         for (const field of SETTING_FIELDS) if (b[field] !== undefined) (settings as Record<string, unknown>)[field] = b[field];
-        const row = await repos.edit(resolved, {
-          name: b.name, description: b.description, website: b.website, private: b.private, template: b.template, archived: b.archived,
-          default_branch: b.default_branch, units: Object.keys(units).length ? units : undefined, settings: Object.keys(settings).length ? settings : undefined,
-        }, req.principal!.user);
+        const row = await repos.edit(
+          resolved,
+          {
+            name: b.name,
+            description: b.description,
+            website: b.website,
+            private: b.private,
+            template: b.template,
+            archived: b.archived,
+            default_branch: b.default_branch,
+            units: Object.keys(units).length ? units : undefined,
+            settings: Object.keys(settings).length ? settings : undefined,
+          },
+          req.principal!.user,
+        );
         return ok(await repoJson(row, resolved.owner, req.principal));
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}', operationId: 'repoDelete', tag: 'repository', summary: 'Delete a repository',
-      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, responses: { 204: 'deleted' },
+      method: 'delete',
+      path: '/repos/{owner}/{repo}',
+      operationId: 'repoDelete',
+      tag: 'repository',
+      summary: 'Delete a repository',
+      scopes: ['repository'],
+      auth: 'required',
+      access: { repo: { need: 'admin' } },
+      params: OWNER_REPO_PARAMS,
+      responses: { 204: 'deleted' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         await repos.delete(repoOf(req), req.principal!.user);
         return noContent();
       },
     },
     {
-      method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', tag: 'repository', summary: 'Get a repository by id',
-      scopes: ['repository'], access: 'anyone', params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, responses: { 200: 'Repository' },
+      method: 'get',
+      path: '/repositories/{id}',
+      operationId: 'repoGetByID',
+      tag: 'repository',
+      summary: 'Get a repository by id',
+      scopes: ['repository'],
+      access: 'anyone',
+      params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] },
+      responses: { 200: 'Repository' },
       handler: async (req: ApiRequest<unknown, unknown, { id: number }>) => {
         const missing = () => ApiError.notFound(`repository does not exist [id: ${req.params.id}]`);
         const row = await repos.byId(Number(req.params.id));
@@ -181,8 +307,14 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       },
     },
     {
-      method: 'get', path: '/repos/search', operationId: 'repoSearch', tag: 'repository', summary: 'Search for repositories',
-      scopes: ['repository'], access: 'anyone', paged: true,
+      method: 'get',
+      path: '/repos/search',
+      operationId: 'repoSearch',
+      tag: 'repository',
+      summary: 'Search for repositories',
+      scopes: ['repository'],
+      access: 'anyone',
+      paged: true,
       query: {
         type: 'object',
         properties: {
@@ -197,7 +329,12 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         },
       },
       responses: { 200: 'SearchResults' },
-      handler: async (req: ApiRequest<unknown, { q?: string; uid?: number; template?: boolean; private?: boolean; is_private?: boolean; sort?: string; order?: string }>) => {
+      handler: async (
+        req: ApiRequest<
+          unknown,
+          { q?: string; uid?: number; template?: boolean; private?: boolean; is_private?: boolean; sort?: string; order?: string }
+        >,
+      ) => {
         const q = req.query;
         let query = readableRepoQuery(repos, req.principal);
         if (q.q) query = query.whereRaw(...containsCondition('lower_name', q.q));
@@ -205,7 +342,8 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         if (q.template === false) query = query.where('is_template', false);
         if (q.private === false) query = query.where('is_private', false);
         if (q.is_private !== undefined) query = query.where('is_private', q.is_private);
-        const column = { alpha: 'lower_name', created: 'created_unix', updated: 'updated_unix', size: 'size', id: 'id' }[q.sort ?? 'id'] ?? 'id';
+        const column =
+          { alpha: 'lower_name', created: 'created_unix', updated: 'updated_unix', size: 'size', id: 'id' }[q.sort ?? 'id'] ?? 'id';
         query = query.orderBy(column, q.order === 'desc' ? 'desc' : 'asc');
         const { items, total } = await listPage(req, query);
         const page = http.paged(req, items, total);
@@ -213,8 +351,16 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       },
     },
     {
-      method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', tag: 'user', summary: 'List the repos that the authenticated user owns',
-      scopes: ['user', 'repository'], auth: 'required', access: 'caller', paged: true, responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
+      method: 'get',
+      path: '/user/repos',
+      operationId: 'userCurrentListRepos',
+      tag: 'user',
+      summary: 'List the repos that the authenticated user owns',
+      scopes: ['user', 'repository'],
+      auth: 'required',
+      access: 'caller',
+      paged: true,
+      responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req) => {
         // Through the list rule: a public-only token lists what anyone may see.
         const query = readableRepoQuery(repos, req.principal).where('owner_id', req.principal!.user.id);
@@ -223,8 +369,15 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       },
     },
     {
-      method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', tag: 'user', summary: 'List the repos owned by the given user',
-      scopes: ['user', 'repository'], access: { user: 'visible' }, paged: true, params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
+      method: 'get',
+      path: '/users/{username}/repos',
+      operationId: 'userListRepos',
+      tag: 'user',
+      summary: 'List the repos owned by the given user',
+      scopes: ['user', 'repository'],
+      access: { user: 'visible' },
+      paged: true,
+      params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
       responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
         const query = readableRepoQuery(repos, req.principal).where('owner_id', ownerOf(req).id);

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { ApiError, type KernelHooks, type Principal, type RefUpdate, type RepositoryCreationPlan, type RepositoryCounts, type RepositoryEvent, type RepositoryTransferredEvent, type UserInfo } from '@hearth/plugin-api';
+import {
+  ApiError,
+  type KernelHooks,
+  type Principal,
+  type RefUpdate,
+  type RepositoryCreationPlan,
+  type RepositoryCounts,
+  type RepositoryEvent,
+  type RepositoryTransferredEvent,
+  type UserInfo,
+} from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { isUniqueViolation } from '../db/errors';
 import { KeyedQueue, withConflictRetry } from '../db/retry';
@@ -102,11 +112,18 @@ export class RepoService {
     if (existing) throw ApiError.conflict('The repository with the same name already exists.');
     // Features shape the plan (the issues feature resolves label templates, 422 for an unknown one) before anything is written.
     const plan: RepositoryCreationPlan = await this.hooks.repository.creating.promise({
-      ownerId: owner.id, ownerName: owner.name, name: input.name, cloneFrom: input.cloneFrom, forkId: input.forkId ?? 0,
-      labelTemplate: input.issueLabels || undefined, labels: [],
+      ownerId: owner.id,
+      ownerName: owner.name,
+      name: input.name,
+      cloneFrom: input.cloneFrom,
+      forkId: input.forkId ?? 0,
+      labelTemplate: input.issueLabels || undefined,
+      labels: [],
     });
     if (fs.existsSync(gitDir)) {
-      throw ApiError.conflict('The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.');
+      throw ApiError.conflict(
+        'The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.',
+      );
     }
     const now = nowUnix();
     let row: RepositoryRow;
@@ -145,7 +162,14 @@ export class RepoService {
       await this.recordPush(row, [{ ref: `refs/heads/${defaultBranch}`, oldId: ZERO_ID, newId: commit }], actor);
       row = (await this.byId(row.id))!;
     }
-    await this.hooks.repository.created.promise({ repositoryId: row.id, ownerId: owner.id, ownerName: owner.name, name: row.name, actor, plan });
+    await this.hooks.repository.created.promise({
+      repositoryId: row.id,
+      ownerId: owner.id,
+      ownerName: owner.name,
+      name: row.name,
+      actor,
+      plan,
+    });
     return row;
   }
 
@@ -156,7 +180,6 @@ export class RepoService {
     const owned = await RepositoryRow.query(this.db).where('owner_id', owner.id).resultSize();
     if (owned >= limit) throw ApiError.forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
   }
-
 
   /** The first commit, written in-process with isomorphic-git: a handful of small objects, no work tree. */
   private async commitInitialFiles(gitDir: string, branch: string, files: InitialFiles, actor: UserInfo): Promise<string> {
@@ -169,12 +192,30 @@ export class RepoService {
     }
     const treeOid = await git.writeTree({ fs, gitdir: gitDir, tree });
     const who = { name: actor.fullName || actor.name, email: actor.email, timestamp: nowUnix(), timezoneOffset: 0 };
-    const commit = await git.writeCommit({ fs, gitdir: gitDir, commit: { message: 'Initial commit\n', tree: treeOid, parent: [], author: who, committer: who } });
+    const commit = await git.writeCommit({
+      fs,
+      gitdir: gitDir,
+      commit: { message: 'Initial commit\n', tree: treeOid, parent: [], author: who, committer: who },
+    });
     await git.writeRef({ fs, gitdir: gitDir, ref: `refs/heads/${branch}`, value: commit, force: true });
     return commit;
   }
 
-  async edit(resolved: ResolvedRepo, changes: Partial<{ name: string; description: string; website: string; private: boolean; template: boolean; archived: boolean; default_branch: string; units: Partial<RepoUnits>; settings: Partial<RepoSettings> }>, actor: UserInfo): Promise<RepositoryRow> {
+  async edit(
+    resolved: ResolvedRepo,
+    changes: Partial<{
+      name: string;
+      description: string;
+      website: string;
+      private: boolean;
+      template: boolean;
+      archived: boolean;
+      default_branch: string;
+      units: Partial<RepoUnits>;
+      settings: Partial<RepoSettings>;
+    }>,
+    actor: UserInfo,
+  ): Promise<RepositoryRow> {
     const { repo, owner } = resolved;
     const patch: Partial<RepositoryRow> = { updated_unix: nowUnix() };
     if (changes.description !== undefined) patch.description = changes.description;
@@ -192,7 +233,10 @@ export class RepoService {
     }
     if (changes.units) {
       const units = { ...repo.unitMap(), ...changes.units };
-      if (!REPO_UNITS.some((u) => units[u])) throw ApiError.unprocessable('at least one unit (code, issues, pulls, releases, wiki, projects, packages, actions) must stay enabled');
+      if (!REPO_UNITS.some((u) => units[u]))
+        throw ApiError.unprocessable(
+          'at least one unit (code, issues, pulls, releases, wiki, projects, packages, actions) must stay enabled',
+        );
       patch.units = JSON.stringify(units);
     }
     if (changes.settings) patch.settings = JSON.stringify({ ...repo.settingMap(), ...changes.settings });
@@ -208,7 +252,8 @@ export class RepoService {
       assertValidRepoName(rename);
       if (rename.toLowerCase() !== repo.lower_name) {
         const taken = await RepositoryRow.query(this.db).findOne({ owner_id: owner.id, lower_name: rename.toLowerCase() });
-        if (taken || fs.existsSync(this.gitDir(owner.name, rename))) throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
+        if (taken || fs.existsSync(this.gitDir(owner.name, rename)))
+          throw ApiError.unprocessable(`repository already exists [name: ${rename}]`);
       }
       patch.name = rename;
       patch.lower_name = rename.toLowerCase();
@@ -219,7 +264,15 @@ export class RepoService {
       if (moved) fs.renameSync(resolved.gitDir, this.gitDir(owner.name, rename));
     });
     // Features move what they keep beside the repository (the wiki's <name>.wiki.git).
-    if (moved) await this.hooks.repository.renamed.promise({ repositoryId: repo.id, ownerId: owner.id, ownerName: owner.name, name: rename, oldName: repo.name, actor });
+    if (moved)
+      await this.hooks.repository.renamed.promise({
+        repositoryId: repo.id,
+        ownerId: owner.id,
+        ownerName: owner.name,
+        name: rename,
+        oldName: repo.name,
+        actor,
+      });
     return (await this.byId(repo.id))!;
   }
 
@@ -246,7 +299,11 @@ export class RepoService {
    * `repository.deleting` first (features delete their rows through trx, or throw to refuse), then
    * the repository's core rows and the row itself. Taps' afterCommit tasks are appended to `tasks`.
    */
-  private async deleteRepositoryRows(trx: Knex.Transaction, event: RepositoryEvent, tasks: Array<() => void | Promise<void>>): Promise<void> {
+  private async deleteRepositoryRows(
+    trx: Knex.Transaction,
+    event: RepositoryEvent,
+    tasks: Array<() => void | Promise<void>>,
+  ): Promise<void> {
     const id = event.repositoryId;
     await this.hooks.repository.deleting.promise({ ...event, trx, afterCommit: (task) => void tasks.push(task) });
     await trx('repo_branches').where('repo_id', id).delete();
@@ -272,7 +329,12 @@ export class RepoService {
     if (!notify) return;
     const owner = await this.users.byId(repo.owner_id);
     await this.hooks.push.received.promise({
-      repositoryId: repo.id, ownerId: repo.owner_id, ownerName: owner?.name ?? repo.owner_name, name: repo.name, actor: pusher, updates,
+      repositoryId: repo.id,
+      ownerId: repo.owner_id,
+      ownerName: owner?.name ?? repo.owner_name,
+      name: repo.name,
+      actor: pusher,
+      updates,
     });
   }
 
@@ -283,7 +345,8 @@ export class RepoService {
    */
   async updateRef(repo: RepositoryRow, ref: string, oldId: string, newId: string, actor: UserInfo, reason: string): Promise<boolean> {
     const gitDir = this.gitDir(repo.owner_name, repo.name);
-    const args = newId === ZERO_ID ? ['update-ref', '-m', reason, '-d', '--', ref, oldId] : ['update-ref', '-m', reason, '--', ref, newId, oldId];
+    const args =
+      newId === ZERO_ID ? ['update-ref', '-m', reason, '-d', '--', ref, oldId] : ['update-ref', '-m', reason, '--', ref, newId, oldId];
     try {
       await runGit(args, { gitDir });
     } catch (err) {
@@ -317,7 +380,9 @@ export class RepoService {
       // First push, or the default branch never existed: adopt the configured default if pushed, else the first branch pushed.
       if (remaining.length > 0 && !remaining.some((b: { name: string }) => b.name === defaultBranch)) {
         const names = remaining.map((b: { name: string }) => b.name);
-        const chosen = names.includes(this.config.repository.DEFAULT_BRANCH) ? this.config.repository.DEFAULT_BRANCH : branches.map((b) => b.ref.slice(11)).find((n) => names.includes(n)) ?? names[0];
+        const chosen = names.includes(this.config.repository.DEFAULT_BRANCH)
+          ? this.config.repository.DEFAULT_BRANCH
+          : (branches.map((b) => b.ref.slice(11)).find((n) => names.includes(n)) ?? names[0]);
         patch.default_branch = chosen;
         await runGit(['symbolic-ref', 'HEAD', `refs/heads/${chosen}`], { gitDir });
       }
@@ -351,7 +416,9 @@ export class RepoService {
       const prior = known.find((k: { name: string }) => `refs/heads/${k.name}` === ref);
       if (!prior || prior.commit_id !== id) updates.push({ ref, oldId: prior?.commit_id ?? ZERO_ID, newId: id });
     }
-    for (const k of known) if (!refs.some(([, ref]) => ref === `refs/heads/${k.name}`)) updates.push({ ref: `refs/heads/${k.name}`, oldId: k.commit_id, newId: ZERO_ID });
+    for (const k of known)
+      if (!refs.some(([, ref]) => ref === `refs/heads/${k.name}`))
+        updates.push({ ref: `refs/heads/${k.name}`, oldId: k.commit_id, newId: ZERO_ID });
     await this.recordPush(repo, updates, null, notify);
   }
 
@@ -397,7 +464,14 @@ export class RepoService {
    * Gitea's `Repository` object. `counts` are the page's contributed counts from countsOf (list
    * routes fetch them once per page); without them they are counted here.
    */
-  async toApi(repo: RepositoryRow, owner: UserRow, viewer: Principal | null, withParent = true, counts?: Map<number, RepositoryCounts>, permission?: RepoPermission): Promise<Record<string, unknown>> {
+  async toApi(
+    repo: RepositoryRow,
+    owner: UserRow,
+    viewer: Principal | null,
+    withParent = true,
+    counts?: Map<number, RepositoryCounts>,
+    permission?: RepoPermission,
+  ): Promise<Record<string, unknown>> {
     const counted = (counts ?? (await this.countsOf([repo.id]))).get(repo.id) ?? {};
     const base = this.config.server.ROOT_URL;
     const units = this.servedUnits(repo);
@@ -407,7 +481,8 @@ export class RepoService {
     if (withParent && repo.is_fork && repo.fork_id) {
       const parentRow = await this.byId(repo.fork_id);
       const parentOwner = parentRow ? await this.users.byId(parentRow.owner_id) : undefined;
-      if (parentRow && parentOwner && (await this.access.permission(parentRow, viewer, parentOwner)).pull) parent = await this.toApi(parentRow, parentOwner, viewer, false);
+      if (parentRow && parentOwner && (await this.access.permission(parentRow, viewer, parentOwner)).pull)
+        parent = await this.toApi(parentRow, parentOwner, viewer, false);
     }
     return {
       id: repo.id,
@@ -444,7 +519,13 @@ export class RepoService {
       permissions: permission ?? (await this.access.permission(repo, viewer, owner)),
       has_code: units.code,
       has_issues: units.issues,
-      internal_tracker: units.issues ? { enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } : null,
+      internal_tracker: units.issues
+        ? {
+            enable_time_tracker: this.config.repository.ENABLE_TIME_TRACKING,
+            allow_only_contributors_to_track_time: true,
+            enable_issue_dependencies: true,
+          }
+        : null,
       has_wiki: units.wiki,
       has_pull_requests: units.pulls,
       has_projects: units.projects,
@@ -465,7 +546,11 @@ export class RepoService {
     const pending = await this.db('repo_transfers').where('repo_id', repoId).first();
     if (!pending) return null;
     const [doer, recipient] = await Promise.all([this.users.byId(pending.doer_id), this.users.byId(pending.recipient_id)]);
-    return { doer: doer ? this.users.toApi(doer, viewer) : null, recipient: recipient ? this.users.toApi(recipient, viewer) : null, teams: null };
+    return {
+      doer: doer ? this.users.toApi(doer, viewer) : null,
+      recipient: recipient ? this.users.toApi(recipient, viewer) : null,
+      teams: null,
+    };
   }
 
   // --- owners' lifecycle ---------------------------------------------------------------------------
@@ -479,13 +564,19 @@ export class RepoService {
     this.hooks.user.deleting.tapPromise('hearth:repositories', async ({ user, actor, purge, trx }) => {
       const owned = await trx('repositories').where('owner_id', user.id).select('id', 'name');
       if (owned.length === 0) return;
-      if (!purge) throw ApiError.unprocessable(`user still owns ${owned.length} repositories; delete or transfer them first, or delete with purge=true`);
+      if (!purge)
+        throw ApiError.unprocessable(
+          `user still owns ${owned.length} repositories; delete or transfer them first, or delete with purge=true`,
+        );
       const tasks: Array<() => void | Promise<void>> = [];
       for (const r of owned as Array<{ id: number; name: string }>) {
         await this.deleteRepositoryRows(trx, { repositoryId: r.id, ownerId: user.id, ownerName: user.name, name: r.name, actor }, tasks);
       }
       this.purgeTasks.set(user.id, tasks);
-      this.purgedDirs.set(user.id, [path.join(this.root, user.lowerName), ...owned.map((r: { id: number }) => archiveCacheDir(this.config.server.DATA_DIR, r.id))]);
+      this.purgedDirs.set(user.id, [
+        path.join(this.root, user.lowerName),
+        ...owned.map((r: { id: number }) => archiveCacheDir(this.config.server.DATA_DIR, r.id)),
+      ]);
     });
     this.hooks.user.deleted.tapPromise('hearth:repositories', async ({ user }) => {
       for (const dir of this.purgedDirs.get(user.id) ?? []) fs.rmSync(dir, { recursive: true, force: true });

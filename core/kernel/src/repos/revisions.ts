@@ -91,7 +91,10 @@ export async function resolveRef(gitDir: string, ref: string): Promise<ResolvedR
   }
   if (isObjectId(ref)) candidates.push({ expr: ref.toLowerCase(), refType: 'commit', name: '' });
   if (candidates.length === 0) return null;
-  const ids = await peelCommits(gitDir, candidates.map((c) => c.expr));
+  const ids = await peelCommits(
+    gitDir,
+    candidates.map((c) => c.expr),
+  );
   for (let i = 0; i < candidates.length; i++) {
     const id = ids[i];
     if (id) return { commit: id, refType: candidates[i].refType, name: candidates[i].refType === 'commit' ? id : candidates[i].name };
@@ -107,6 +110,10 @@ export async function branchCommit(gitDir: string, branch: string): Promise<stri
 
 /** Commit ids of validated revision expressions (one cat-file process), null where none. */
 async function peelCommits(gitDir: string, exprs: string[]): Promise<Array<string | null>> {
-  return (await batchCheck(gitDir, exprs.map((e) => `${e}^{commit}`))).map((info) => (info?.type === 'commit' ? info.id : null));
+  return (
+    await batchCheck(
+      gitDir,
+      exprs.map((e) => `${e}^{commit}`),
+    )
+  ).map((info) => (info?.type === 'commit' ? info.id : null));
 }
-

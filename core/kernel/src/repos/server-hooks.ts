@@ -27,7 +27,13 @@ const current = new Set<string>();
  */
 export function ensureCurrentHooks(gitDir: string): void {
   if (current.has(gitDir)) return;
-  const read = (name: string) => { try { return fs.readFileSync(path.join(gitDir, 'hooks', name), 'utf8'); } catch { return ''; } };
+  const read = (name: string) => {
+    try {
+      return fs.readFileSync(path.join(gitDir, 'hooks', name), 'utf8');
+    } catch {
+      return '';
+    }
+  };
   if (read('pre-receive') !== PRE_RECEIVE || read('post-receive') !== POST_RECEIVE) writeHooks(gitDir);
   current.add(gitDir);
 }

@@ -117,7 +117,11 @@ export function readOnlyGitRouter(deps: ReadOnlyGitDeps, locate: (req: Request, 
     const gitDir = await locate(req, await deps.authenticate(req));
     res.locals.route = 'git upload-pack (read-only)';
     res.status(200).set({ 'Content-Type': 'application/x-git-upload-pack-result', ...NO_CACHE });
-    const child = spawnGit(['upload-pack', '--stateless-rpc', gitDir], { env: { GIT_PROTOCOL: gitProtocol(req) } }, ['pipe', 'pipe', 'pipe']);
+    const child = spawnGit(['upload-pack', '--stateless-rpc', gitDir], { env: { GIT_PROTOCOL: gitProtocol(req) } }, [
+      'pipe',
+      'pipe',
+      'pipe',
+    ]);
     const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
     await streamChild(child, body, res, deps.log);
   });
@@ -139,7 +143,11 @@ async function advertiseRefs(req: Request, res: Response, service: Service, gitD
     res.end(await capabilitiesV2(gitDir, protocol));
     return;
   }
-  const child = spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }, ['ignore', 'pipe', 'pipe']);
+  const child = spawnGit([SERVICES[service], '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }, [
+    'ignore',
+    'pipe',
+    'pipe',
+  ]);
   await streamChild(child, null, res, log);
 }
 
@@ -148,7 +156,9 @@ const v2Capabilities = new Map<string, Promise<Buffer>>();
 function capabilitiesV2(gitDir: string, protocol: string): Promise<Buffer> {
   let cached = v2Capabilities.get(protocol);
   if (!cached) {
-    cached = runGit(['upload-pack', '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }).then((r) => r.stdout);
+    cached = runGit(['upload-pack', '--stateless-rpc', '--advertise-refs', gitDir], { env: { GIT_PROTOCOL: protocol } }).then(
+      (r) => r.stdout,
+    );
     cached.catch(() => v2Capabilities.delete(protocol));
     v2Capabilities.set(protocol, cached);
   }
@@ -217,10 +227,18 @@ async function streamChild(
 ): Promise<void> {
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()).length > 4096 && (stderr = stderr.slice(-4096)));
-  const exited = new Promise<{ code: number; signal: string | null }>((resolve) => child.once('close', (code, signal) => resolve({ code: code ?? -1, signal })));
+  const exited = new Promise<{ code: number; signal: string | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code: code ?? -1, signal })),
+  );
   let inputFailed = false;
   let clientGone = false;
-  const feeding = input && child.stdin ? pipeline(input, child.stdin).catch(() => { inputFailed = true; child.kill(); }) : Promise.resolve();
+  const feeding =
+    input && child.stdin
+      ? pipeline(input, child.stdin).catch(() => {
+          inputFailed = true;
+          child.kill();
+        })
+      : Promise.resolve();
   res.once('close', () => {
     if (res.writableFinished) return;
     clientGone = true;
@@ -243,7 +261,8 @@ async function streamChild(
 }
 
 /** What git prints when the client broke the exchange: bad pkt-lines, a truncated pack, wants it may not have. */
-const CLIENT_PROTOCOL_ERROR = /protocol error|bad line length|remote end hung up|early EOF|unexpected disconnect|expected flush|not our ref|invalid (?:want|shallow)|unknown capability|bad pack header|index-pack (?:failed|abnormal exit)|unpack-objects abnormal exit/i;
+const CLIENT_PROTOCOL_ERROR =
+  /protocol error|bad line length|remote end hung up|early EOF|unexpected disconnect|expected flush|not our ref|invalid (?:want|shallow)|unknown capability|bad pack header|index-pack (?:failed|abnormal exit)|unpack-objects abnormal exit/i;
 /** Trouble on the server's side, whatever else git says. */
 const SERVER_FAULT = /No space left|Permission denied|Input\/output error|Read-only file system|Cannot allocate|out of memory|corrupt/i;
 

@@ -12,13 +12,17 @@ export const COMPLETE_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 export async function requireCompleteCommit(gitDir: string, raw: string): Promise<string> {
   const sha = raw.toLowerCase();
   if (!COMPLETE_ID.test(sha)) {
-    throw ApiError.unprocessable(`sha must be the complete commit id: 40 hexadecimal characters (64 in a SHA-256 repository), not an abbreviation or a ref [sha: ${raw}]`);
+    throw ApiError.unprocessable(
+      `sha must be the complete commit id: 40 hexadecimal characters (64 in a SHA-256 repository), not an abbreviation or a ref [sha: ${raw}]`,
+    );
   }
   const [answer] = await batchCheck(gitDir, [sha]);
   if (!answer) throw ApiError.notFound(`commit does not exist [sha: ${sha}]`);
   // In a SHA-256 repository git reads 40 digits as an abbreviation of a longer id.
   if (answer.id !== sha) {
-    throw ApiError.unprocessable(`sha must be the complete commit id (${answer.id.length} hexadecimal characters in this repository) [sha: ${raw}]`);
+    throw ApiError.unprocessable(
+      `sha must be the complete commit id (${answer.id.length} hexadecimal characters in this repository) [sha: ${raw}]`,
+    );
   }
   if (answer.type !== 'commit') throw ApiError.unprocessable(`object is a ${answer.type}, not a commit [sha: ${sha}]`);
   return sha;

@@ -21,7 +21,10 @@ const withParam = (name: string, schema: JsonSchema): JsonSchema => ({
 const SHA_PARAMS = withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'complete id of the commit' });
 const REF_PARAMS = withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'name of branch/tag/commit' });
 const ARCHIVE_PARAMS = withParam('archive', {
-  type: 'string', minLength: 1, maxLength: 1024, description: 'the git reference for download with attached archive format (e.g. master.zip)',
+  type: 'string',
+  minLength: 1,
+  maxLength: 1024,
+  description: 'the git reference for download with attached archive format (e.g. master.zip)',
 });
 
 const STATE_ENUM = ['pending', 'success', 'error', 'failure', 'warning'];
@@ -52,7 +55,8 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
   const store = new CommitStatusStore(repos.query().knex());
   const archives = new ArchiveCache(config.server.DATA_DIR);
 
-  const repoApiPath = (resolved: ResolvedRepo) => `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
+  const repoApiPath = (resolved: ResolvedRepo) =>
+    `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
 
   /**
    * Gitea's CommitStatus. As in Gitea, `id` is the status's index among its commit's statuses,
@@ -78,48 +82,90 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
     });
   };
 
-  const listStatuses = async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }>, resolved: ResolvedRepo, sha: string) => {
+  const listStatuses = async (
+    req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }>,
+    resolved: ResolvedRepo,
+    sha: string,
+  ) => {
     const { rows, total } = await store.list(resolved.repo.id, sha, { ...req.paging, sort: req.query.sort, state: req.query.state });
     return http.paged(req, await statusJson(resolved, rows), total);
   };
 
   return [
     {
-      method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', tag: 'repository', summary: 'Create a commit status',
-      scopes: ['repository'], auth: 'required', access: WRITE_CODE, params: SHA_PARAMS, body: 'CreateStatusOption', bodyRequired: true,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/statuses/{sha}',
+      operationId: 'repoCreateStatus',
+      tag: 'repository',
+      summary: 'Create a commit status',
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: SHA_PARAMS,
+      body: 'CreateStatusOption',
+      bodyRequired: true,
       responses: { 201: 'CommitStatus', 400: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<CreateStatusBody, unknown, RepoParams & { sha: string }>) => {
         const resolved = repoOf(req);
         const sha = await requireCompleteCommit(resolved.gitDir, req.params.sha);
         const body = req.body;
         const row = await store.create({
-          repoId: resolved.repo.id, sha, state: body.state, targetUrl: body.target_url ?? '', description: body.description ?? '',
-          context: body.context ?? '', creatorId: req.principal!.user.id,
+          repoId: resolved.repo.id,
+          sha,
+          state: body.state,
+          targetUrl: body.target_url ?? '',
+          description: body.description ?? '',
+          context: body.context ?? '',
+          creatorId: req.principal!.user.id,
         });
         return created((await statusJson(resolved, [row]))[0]);
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', tag: 'repository', summary: "Get a commit's statuses",
-      scopes: ['repository'], access: READ_CODE, params: SHA_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/statuses/{sha}',
+      operationId: 'repoListStatuses',
+      tag: 'repository',
+      summary: "Get a commit's statuses",
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: SHA_PARAMS,
+      query: LIST_QUERY,
+      paged: true,
+      responses: { 200: STATUS_LIST, 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { sha: string }>) => {
         const resolved = repoOf(req);
         return listStatuses(req, resolved, await requireCompleteCommit(resolved.gitDir, req.params.sha));
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/statuses', operationId: 'repoListStatusesByRef', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/commits/{ref*}/statuses',
+      operationId: 'repoListStatusesByRef',
+      tag: 'repository',
       summary: "Get a commit's statuses, by branch/tag/commit reference",
-      scopes: ['repository'], access: READ_CODE, params: REF_PARAMS, query: LIST_QUERY, paged: true, responses: { 200: STATUS_LIST, 400: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: REF_PARAMS,
+      query: LIST_QUERY,
+      paged: true,
+      responses: { 200: STATUS_LIST, 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }, RepoParams & { ref: string }>) => {
         const resolved = repoOf(req);
         return listStatuses(req, resolved, await resolveCommit(resolved.gitDir, req.params.ref, 'ref'));
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/commits/{ref*}/status', operationId: 'repoGetCombinedStatusByRef', tag: 'repository',
+      method: 'get',
+      path: '/repos/{owner}/{repo}/commits/{ref*}/status',
+      operationId: 'repoGetCombinedStatusByRef',
+      tag: 'repository',
       summary: "Get a commit's combined status, by branch/tag/commit reference",
-      scopes: ['repository'], access: READ_CODE, params: REF_PARAMS, paged: true, responses: { 200: 'CombinedStatus', 400: 'APIError' },
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: REF_PARAMS,
+      paged: true,
+      responses: { 200: 'CombinedStatus', 400: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, RepoParams & { ref: string }>) => {
         const resolved = repoOf(req);
         const sha = await resolveCommit(resolved.gitDir, req.params.ref, 'ref');
@@ -145,8 +191,14 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
       },
     },
     {
-      method: 'get', path: '/repos/{owner}/{repo}/archive/{archive*}', operationId: 'repoGetArchive', tag: 'repository', summary: 'Get an archive of a repository',
-      scopes: ['repository'], access: READ_CODE, params: ARCHIVE_PARAMS,
+      method: 'get',
+      path: '/repos/{owner}/{repo}/archive/{archive*}',
+      operationId: 'repoGetArchive',
+      tag: 'repository',
+      summary: 'Get an archive of a repository',
+      scopes: ['repository'],
+      access: READ_CODE,
+      params: ARCHIVE_PARAMS,
       responses: {
         200: { description: 'the archive (zip, tar.gz or git bundle)' },
         206: { description: 'the requested byte range of the archive' },
@@ -207,13 +259,16 @@ async function serveFile(
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(',') : value;
     };
-    if (etagMatches(header('if-none-match'), meta.etag, true)) return { status: 304, headers: { ETag: meta.etag, 'Cache-Control': meta.cacheControl } };
+    if (etagMatches(header('if-none-match'), meta.etag, true))
+      return { status: 304, headers: { ETag: meta.etag, 'Cache-Control': meta.cacheControl } };
 
     const ifRange = header('if-range');
     const range = ifRange === undefined || etagMatches(ifRange, meta.etag, false) ? parseRange(header('range'), size) : null;
     if (range === 'unsatisfiable') {
       throw new ApiError(416, `range not satisfiable: the archive has ${size} bytes`, undefined, {
-        'Accept-Ranges': 'bytes', 'Content-Range': `bytes */${size}`, ETag: meta.etag,
+        'Accept-Ranges': 'bytes',
+        'Content-Range': `bytes */${size}`,
+        ETag: meta.etag,
       });
     }
     const status = range ? 206 : 200;

@@ -27,12 +27,24 @@ export type StatusSort = 'oldest' | 'recentupdate' | 'leastupdate' | 'leastindex
 
 /** Gitea's sort options; the default is newest first. `id` breaks ties so pages never overlap. */
 const SORTS: Record<StatusSort | 'default', Array<[string, 'asc' | 'desc']>> = {
-  oldest: [['created_unix', 'asc'], ['id', 'asc']],
-  recentupdate: [['updated_unix', 'desc'], ['id', 'desc']],
-  leastupdate: [['updated_unix', 'asc'], ['id', 'asc']],
+  oldest: [
+    ['created_unix', 'asc'],
+    ['id', 'asc'],
+  ],
+  recentupdate: [
+    ['updated_unix', 'desc'],
+    ['id', 'desc'],
+  ],
+  leastupdate: [
+    ['updated_unix', 'asc'],
+    ['id', 'asc'],
+  ],
   leastindex: [['index', 'asc']],
   highestindex: [['index', 'desc']],
-  default: [['created_unix', 'desc'], ['id', 'desc']],
+  default: [
+    ['created_unix', 'desc'],
+    ['id', 'desc'],
+  ],
 };
 
 export interface NewStatus {
@@ -104,7 +116,11 @@ export class CommitStatusStore {
   }
 
   /** Every status of a commit, optionally of one state, sorted and paged. */
-  async list(repoId: number, sha: string, options: Page & { sort?: StatusSort; state?: StatusState }): Promise<{ rows: CommitStatusRow[]; total: number }> {
+  async list(
+    repoId: number,
+    sha: string,
+    options: Page & { sort?: StatusSort; state?: StatusState },
+  ): Promise<{ rows: CommitStatusRow[]; total: number }> {
     let query = CommitStatusRow.query(this.db).where({ repo_id: repoId, sha });
     if (options.state) query = query.where('state', options.state);
     let rowsQuery = query.clone();

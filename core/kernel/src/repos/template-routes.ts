@@ -26,14 +26,25 @@ function licenseUrl(http: HttpHelpers, key: string): string {
 export function templateOperations(templates: RepoTemplates, http: HttpHelpers): ApiOperation[] {
   return [
     {
-      method: 'get', path: '/gitignore/templates', operationId: 'listGitignoresTemplates', tag: 'miscellaneous',
-      summary: 'Returns a list of all gitignore templates', scopes: 'public', access: 'anyone',
+      method: 'get',
+      path: '/gitignore/templates',
+      operationId: 'listGitignoresTemplates',
+      tag: 'miscellaneous',
+      summary: 'Returns a list of all gitignore templates',
+      scopes: 'public',
+      access: 'anyone',
       responses: { 200: { description: 'GitignoreTemplateList', schema: { type: 'array', items: { type: 'string' } } } },
       handler: () => ok(templates.gitignoreNames()),
     },
     {
-      method: 'get', path: '/gitignore/templates/{name}', operationId: 'getGitignoreTemplateInfo', tag: 'miscellaneous',
-      summary: 'Returns information about a gitignore template', scopes: 'public', access: 'anyone', params: nameParam('name of the template'),
+      method: 'get',
+      path: '/gitignore/templates/{name}',
+      operationId: 'getGitignoreTemplateInfo',
+      tag: 'miscellaneous',
+      summary: 'Returns information about a gitignore template',
+      scopes: 'public',
+      access: 'anyone',
+      params: nameParam('name of the template'),
       responses: { 200: 'GitignoreTemplateInfo' },
       handler: (req: NameRequest) => {
         const template = templates.gitignore(req.params.name);
@@ -42,15 +53,26 @@ export function templateOperations(templates: RepoTemplates, http: HttpHelpers):
       },
     },
     {
-      method: 'get', path: '/licenses', operationId: 'listLicenseTemplates', tag: 'miscellaneous',
-      summary: 'Returns a list of all license templates', scopes: 'public', access: 'anyone',
+      method: 'get',
+      path: '/licenses',
+      operationId: 'listLicenseTemplates',
+      tag: 'miscellaneous',
+      summary: 'Returns a list of all license templates',
+      scopes: 'public',
+      access: 'anyone',
       responses: { 200: { description: 'LicenseTemplateList', schema: { type: 'array', items: { $ref: 'LicensesTemplateListEntry' } } } },
       // Gitea 1.20 sends the SPDX id as both key and name; clients pass either back as `license`.
       handler: () => ok(templates.licenses().map(({ key }) => ({ key, name: key, url: licenseUrl(http, key) }))),
     },
     {
-      method: 'get', path: '/licenses/{name}', operationId: 'getLicenseTemplateInfo', tag: 'miscellaneous',
-      summary: 'Returns information about a license template', scopes: 'public', access: 'anyone', params: nameParam('name of the license'),
+      method: 'get',
+      path: '/licenses/{name}',
+      operationId: 'getLicenseTemplateInfo',
+      tag: 'miscellaneous',
+      summary: 'Returns information about a license template',
+      scopes: 'public',
+      access: 'anyone',
+      params: nameParam('name of the license'),
       responses: { 200: 'LicenseTemplateInfo' },
       handler: (req: NameRequest) => {
         const license = templates.license(req.params.name);

@@ -215,7 +215,8 @@ function indexLicenses(packageRoot: string): Map<string, IndexedLicense> {
 function indexReadmes(dir: string): Map<string, IndexedFile> {
   const index = new Map<string, IndexedFile>();
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isFile() && !entry.name.startsWith('.')) index.set(entry.name.toLowerCase(), { name: entry.name, file: path.join(dir, entry.name) });
+    if (entry.isFile() && !entry.name.startsWith('.'))
+      index.set(entry.name.toLowerCase(), { name: entry.name, file: path.join(dir, entry.name) });
   }
   return index;
 }

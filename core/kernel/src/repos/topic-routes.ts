@@ -34,8 +34,16 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
 
   return [
     {
-      method: 'get', path: '/repos/{owner}/{repo}/topics', operationId: 'repoListTopics', tag: 'repository', summary: "Get list of topics that a repository has",
-      scopes: ['repository'], access: { repo: { need: 'read' } }, params: OWNER_REPO_PARAMS, paged: true, responses: { 200: 'TopicName' },
+      method: 'get',
+      path: '/repos/{owner}/{repo}/topics',
+      operationId: 'repoListTopics',
+      tag: 'repository',
+      summary: 'Get list of topics that a repository has',
+      scopes: ['repository'],
+      access: { repo: { need: 'read' } },
+      params: OWNER_REPO_PARAMS,
+      paged: true,
+      responses: { 200: 'TopicName' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { repo } = repoOf(req);
         const all = await topicsOf(repo.id);
@@ -43,8 +51,18 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
       },
     },
     {
-      method: 'put', path: '/repos/{owner}/{repo}/topics', operationId: 'repoUpdateTopics', tag: 'repository', summary: 'Replace list of topics for a repository',
-      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: OWNER_REPO_PARAMS, body: 'RepoTopicOptions', bodyRequired: true, responses: { 204: 'replaced' },
+      method: 'put',
+      path: '/repos/{owner}/{repo}/topics',
+      operationId: 'repoUpdateTopics',
+      tag: 'repository',
+      summary: 'Replace list of topics for a repository',
+      scopes: ['repository'],
+      access: { repo: { need: 'admin' } },
+      auth: 'required',
+      params: OWNER_REPO_PARAMS,
+      body: 'RepoTopicOptions',
+      bodyRequired: true,
+      responses: { 204: 'replaced' },
       handler: async (req: ApiRequest<{ topics?: string[] }, unknown, { owner: string; repo: string }>) => {
         const { repo } = repoOf(req);
         await setTopics(repo.id, req.body.topics ?? []);
@@ -52,8 +70,16 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
       },
     },
     {
-      method: 'put', path: '/repos/{owner}/{repo}/topics/{topic}', operationId: 'repoAddTopic', tag: 'repository', summary: 'Add a topic to a repository',
-      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'added' },
+      method: 'put',
+      path: '/repos/{owner}/{repo}/topics/{topic}',
+      operationId: 'repoAddTopic',
+      tag: 'repository',
+      summary: 'Add a topic to a repository',
+      scopes: ['repository'],
+      access: { repo: { need: 'admin' } },
+      auth: 'required',
+      params: TOPIC_PARAMS,
+      responses: { 204: 'added' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; topic: string }>) => {
         const { repo } = repoOf(req);
         await setTopics(repo.id, [...(await topicsOf(repo.id)), req.params.topic]);
@@ -61,8 +87,16 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
       },
     },
     {
-      method: 'delete', path: '/repos/{owner}/{repo}/topics/{topic}', operationId: 'repoDeleteTopic', tag: 'repository', summary: 'Delete a topic from a repository',
-      scopes: ['repository'], access: { repo: { need: 'admin' } }, auth: 'required', params: TOPIC_PARAMS, responses: { 204: 'deleted' },
+      method: 'delete',
+      path: '/repos/{owner}/{repo}/topics/{topic}',
+      operationId: 'repoDeleteTopic',
+      tag: 'repository',
+      summary: 'Delete a topic from a repository',
+      scopes: ['repository'],
+      access: { repo: { need: 'admin' } },
+      auth: 'required',
+      params: TOPIC_PARAMS,
+      responses: { 204: 'deleted' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; topic: string }>) => {
         const { repo } = repoOf(req);
         const deleted = await db()('repo_topics').where({ repo_id: repo.id, name: req.params.topic.toLowerCase() }).delete();
@@ -71,9 +105,21 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
       },
     },
     {
-      method: 'get', path: '/topics/search', operationId: 'topicSearch', tag: 'repository', summary: 'Search topics by keyword',
-      scopes: ['repository'], access: 'anyone', paged: true, query: { type: 'object', properties: { q: { type: 'string', maxLength: 255 } } },
-      responses: { 200: { description: 'TopicListResponse', schema: { type: 'object', properties: { topics: { type: 'array', items: { $ref: 'TopicResponse' } } } } } },
+      method: 'get',
+      path: '/topics/search',
+      operationId: 'topicSearch',
+      tag: 'repository',
+      summary: 'Search topics by keyword',
+      scopes: ['repository'],
+      access: 'anyone',
+      paged: true,
+      query: { type: 'object', properties: { q: { type: 'string', maxLength: 255 } } },
+      responses: {
+        200: {
+          description: 'TopicListResponse',
+          schema: { type: 'object', properties: { topics: { type: 'array', items: { $ref: 'TopicResponse' } } } },
+        },
+      },
       handler: async (req: ApiRequest<unknown, { q?: string }>) => {
         // Counted over repositories the caller can see, so private repositories' topics do not leak.
         let query = db()('repo_topics as t').join('repositories as r', 'r.id', 't.repo_id');
@@ -90,7 +136,13 @@ export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOpe
           .offset(req.paging.offset)
           .limit(req.paging.limit);
         return ok({
-          topics: rows.map((r: any) => ({ id: Number(r.id), topic_name: r.name, repo_count: Number(r.repo_count), created: unixToIso(Number(r.created)), updated: unixToIso(Number(r.updated)) })),
+          topics: rows.map((r: any) => ({
+            id: Number(r.id),
+            topic_name: r.name,
+            repo_count: Number(r.repo_count),
+            created: unixToIso(Number(r.created)),
+            updated: unixToIso(Number(r.updated)),
+          })),
         });
       },
     },

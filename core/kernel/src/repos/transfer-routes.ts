@@ -13,16 +13,25 @@ import { repoOf } from '../access/operation-access';
  * Moving a repository to another owner: the directory moves, the row follows. Used directly by a
  * site admin, and on acceptance of a pending transfer.
  */
-async function moveRepository(repos: RepoService, attached: AttachedGitDirectories, resolved: ResolvedRepo, recipient: UserRow, actor: UserInfo | null): Promise<void> {
+async function moveRepository(
+  repos: RepoService,
+  attached: AttachedGitDirectories,
+  resolved: ResolvedRepo,
+  recipient: UserRow,
+  actor: UserInfo | null,
+): Promise<void> {
   const { repo } = resolved;
   const db = repos.query().knex();
   const target = repos.gitDir(recipient.name, repo.name);
   const clash = await repos.query().findOne({ owner_id: recipient.id, lower_name: repo.lower_name });
   // A directory a plugin keeps beside repositories (the wiki's <name>.wiki.git) left at the destination takes the name too.
   const besides = attached.suffixes.map((suffix) => repos.gitDir(recipient.name, repo.name + suffix));
-  if (clash || fs.existsSync(target) || besides.some((dir) => fs.existsSync(dir))) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
+  if (clash || fs.existsSync(target) || besides.some((dir) => fs.existsSync(dir)))
+    throw ApiError.unprocessable(`repository already exists [${recipient.name}/${repo.name}]`);
   await db.transaction(async (trx) => {
-    await trx('repositories').where('id', repo.id).update({ owner_id: recipient.id, owner_name: recipient.name, status: REPO_STATUS.ready, updated_unix: nowUnix() });
+    await trx('repositories')
+      .where('id', repo.id)
+      .update({ owner_id: recipient.id, owner_name: recipient.name, status: REPO_STATUS.ready, updated_unix: nowUnix() });
     await trx('repo_transfers').where('repo_id', repo.id).delete();
   });
   try {
@@ -34,11 +43,23 @@ async function moveRepository(repos: RepoService, attached: AttachedGitDirectori
     throw err;
   }
   // Features move what they keep beside the repository (the wiki's <name>.wiki.git).
-  await repos.announceTransfer({ repositoryId: repo.id, ownerId: recipient.id, ownerName: recipient.name, name: repo.name, actor, oldOwnerId: repo.owner_id, oldOwnerName: resolved.owner.name });
+  await repos.announceTransfer({
+    repositoryId: repo.id,
+    ownerId: recipient.id,
+    ownerName: recipient.name,
+    name: repo.name,
+    actor,
+    oldOwnerId: repo.owner_id,
+    oldOwnerName: resolved.owner.name,
+  });
 }
 
 /** `POST /repos/{owner}/{repo}/transfer`, `/transfer/accept`, `/transfer/reject`. */
-export function transferOperations({ repos, users, attached }: Pick<RepoRouteDeps, 'repos' | 'users'> & { attached: AttachedGitDirectories }): ApiOperation[] {
+export function transferOperations({
+  repos,
+  users,
+  attached,
+}: Pick<RepoRouteDeps, 'repos' | 'users'> & { attached: AttachedGitDirectories }): ApiOperation[] {
   const db = () => repos.query().knex();
   const pendingFor = (repoId: number) => db()('repo_transfers').where('repo_id', repoId).first();
   const json = async (resolved: ResolvedRepo, viewer: ApiRequest['principal']) => {
@@ -62,16 +83,27 @@ export function transferOperations({ repos, users, attached }: Pick<RepoRouteDep
 
   return [
     {
-      method: 'post', path: '/repos/{owner}/{repo}/transfer', operationId: 'repoTransfer', tag: 'repository', summary: "Transfer a repo's ownership",
-      scopes: ['repository'], auth: 'required', access: { repo: { need: 'admin' } }, params: OWNER_REPO_PARAMS, body: 'TransferRepoOption', bodyRequired: true,
+      method: 'post',
+      path: '/repos/{owner}/{repo}/transfer',
+      operationId: 'repoTransfer',
+      tag: 'repository',
+      summary: "Transfer a repo's ownership",
+      scopes: ['repository'],
+      auth: 'required',
+      access: { repo: { need: 'admin' } },
+      params: OWNER_REPO_PARAMS,
+      body: 'TransferRepoOption',
+      bodyRequired: true,
       responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<{ new_owner: string; team_ids?: number[] }, unknown, { owner: string; repo: string }>) => {
         const resolved = repoOf(req);
         const recipient = await users.byName(req.body.new_owner);
         // As in Gitea, an owner the caller may not see does not exist for them.
-        if (!recipient || !(await repos.access.profileVisible(recipient, req.principal))) throw ApiError.notFound(`new owner does not exist [name: ${req.body.new_owner}]`);
+        if (!recipient || !(await repos.access.profileVisible(recipient, req.principal)))
+          throw ApiError.notFound(`new owner does not exist [name: ${req.body.new_owner}]`);
         if (recipient.id === resolved.owner.id) throw ApiError.unprocessable(`the repository already belongs to ${recipient.name}`);
-        if (req.body.team_ids?.length && recipient.type !== 1) throw ApiError.unprocessable('teams can only be added to organization-owned repositories');
+        if (req.body.team_ids?.length && recipient.type !== 1)
+          throw ApiError.unprocessable('teams can only be added to organization-owned repositories');
         const actor: UserInfo = req.principal!.user;
         if (actor.isAdmin || recipient.id === actor.id) {
           await moveRepository(repos, attached, resolved, recipient, actor);
@@ -81,7 +113,12 @@ export function transferOperations({ repos, users, attached }: Pick<RepoRouteDep
           if (clash) throw ApiError.unprocessable(`repository already exists [${recipient.name}/${resolved.repo.name}]`);
           await db().transaction(async (trx) => {
             await trx('repo_transfers').where('repo_id', resolved.repo.id).delete();
-            await trx('repo_transfers').insert({ repo_id: resolved.repo.id, doer_id: actor.id, recipient_id: recipient.id, created_unix: nowUnix() });
+            await trx('repo_transfers').insert({
+              repo_id: resolved.repo.id,
+              doer_id: actor.id,
+              recipient_id: recipient.id,
+              created_unix: nowUnix(),
+            });
             await trx('repositories').where('id', resolved.repo.id).update({ status: REPO_STATUS.pendingTransfer });
           });
         }
@@ -89,9 +126,17 @@ export function transferOperations({ repos, users, attached }: Pick<RepoRouteDep
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/transfer/accept', operationId: 'acceptRepoTransfer', tag: 'repository', summary: 'Accept a repo transfer',
+      method: 'post',
+      path: '/repos/{owner}/{repo}/transfer/accept',
+      operationId: 'acceptRepoTransfer',
+      tag: 'repository',
+      summary: 'Accept a repo transfer',
       // 'caller', not { repo }: the recipient may not see the repository before accepting (recipientOnly).
-      scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
+      scopes: ['repository'],
+      auth: 'required',
+      access: 'caller',
+      params: OWNER_REPO_PARAMS,
+      responses: { 202: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved, pending } = await recipientOnly(req);
         await moveRepository(repos, attached, resolved, (await users.byId(pending.recipient_id))!, req.principal!.user);
@@ -99,9 +144,17 @@ export function transferOperations({ repos, users, attached }: Pick<RepoRouteDep
       },
     },
     {
-      method: 'post', path: '/repos/{owner}/{repo}/transfer/reject', operationId: 'rejectRepoTransfer', tag: 'repository', summary: 'Reject a repo transfer',
+      method: 'post',
+      path: '/repos/{owner}/{repo}/transfer/reject',
+      operationId: 'rejectRepoTransfer',
+      tag: 'repository',
+      summary: 'Reject a repo transfer',
       // 'caller', not { repo }: the recipient may not see the repository before answering (recipientOnly).
-      scopes: ['repository'], auth: 'required', access: 'caller', params: OWNER_REPO_PARAMS, responses: { 200: 'Repository', 403: 'APIError', 404: 'APIError' },
+      scopes: ['repository'],
+      auth: 'required',
+      access: 'caller',
+      params: OWNER_REPO_PARAMS,
+      responses: { 200: 'Repository', 403: 'APIError', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string }>) => {
         const { resolved } = await recipientOnly(req);
         await db().transaction(async (trx) => {

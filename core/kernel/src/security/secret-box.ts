@@ -16,7 +16,10 @@ const KEY_FILE = 'secret_key';
 export class SecretBox {
   private key?: Buffer;
 
-  constructor(private readonly config: HearthConfig, private readonly purpose: string) {}
+  constructor(
+    private readonly config: HearthConfig,
+    private readonly purpose: string,
+  ) {}
 
   seal(plain: string, context: string): string {
     const nonce = crypto.randomBytes(12);
@@ -45,7 +48,9 @@ export class SecretBox {
   private derivedKey(): Buffer {
     if (!this.key) {
       const material = this.config.security.SECRET_KEY || loadOrCreateKeyFile(this.config.server.DATA_DIR);
-      this.key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(material, 'utf8'), Buffer.from('hearth'), Buffer.from(this.purpose, 'utf8'), 32));
+      this.key = Buffer.from(
+        crypto.hkdfSync('sha256', Buffer.from(material, 'utf8'), Buffer.from('hearth'), Buffer.from(this.purpose, 'utf8'), 32),
+      );
     }
     return this.key;
   }

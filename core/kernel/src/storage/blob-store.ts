@@ -35,7 +35,10 @@ class HashingLimiter extends Transform {
   private readonly sha256 = crypto.createHash('sha256');
   private readonly sha512 = crypto.createHash('sha512');
 
-  constructor(private readonly maxBytes: number, private readonly tooLarge?: string) {
+  constructor(
+    private readonly maxBytes: number,
+    private readonly tooLarge?: string,
+  ) {
     super();
   }
 
@@ -53,7 +56,12 @@ class HashingLimiter extends Transform {
   }
 
   hashes(): PackageHashes {
-    return { md5: this.md5.digest('hex'), sha1: this.sha1.digest('hex'), sha256: this.sha256.digest('hex'), sha512: this.sha512.digest('hex') };
+    return {
+      md5: this.md5.digest('hex'),
+      sha1: this.sha1.digest('hex'),
+      sha256: this.sha256.digest('hex'),
+      sha512: this.sha512.digest('hex'),
+    };
   }
 }
 
@@ -63,7 +71,10 @@ class HashingLimiter extends Transform {
  * files a crash left behind. Used by blob staging and by `PackageRegistry.spool`.
  */
 export async function stageToTempFile(
-  tmpDir: string, body: Readable, maxBytes: number, tooLarge?: string,
+  tmpDir: string,
+  body: Readable,
+  maxBytes: number,
+  tooLarge?: string,
 ): Promise<{ tmp: string; size: number; hashes: PackageHashes }> {
   await fs.promises.mkdir(tmpDir, { recursive: true });
   const tmp = path.join(tmpDir, `upload-${crypto.randomUUID()}`);
@@ -122,7 +133,10 @@ export class FileBlobStore implements BlobStore {
   }
 
   async exists(sha256: string): Promise<boolean> {
-    return fs.promises.access(this.pathOf(sha256)).then(() => true, () => false);
+    return fs.promises.access(this.pathOf(sha256)).then(
+      () => true,
+      () => false,
+    );
   }
 
   async delete(sha256: string): Promise<void> {

@@ -23,13 +23,17 @@ export function createBlobStore(config: HearthConfig, area: StorageArea): BlobSt
   const dir = path.resolve(config.server.DATA_DIR, area);
   const storage = config.storage ?? {};
   if (storage.STORAGE_TYPE !== 'minio') return new FileBlobStore(path.join(dir, 'blobs'));
-  return new S3BlobStore({
-    endpoint: storage.MINIO_ENDPOINT,
-    accessKeyId: storage.MINIO_ACCESS_KEY_ID,
-    secretAccessKey: storage.MINIO_SECRET_ACCESS_KEY,
-    bucket: storage.MINIO_BUCKET,
-    location: storage.MINIO_LOCATION,
-    useSsl: storage.MINIO_USE_SSL,
-    basePath: storage.MINIO_BASE_PATH,
-  }, area, uploadTempDir(config, area));
+  return new S3BlobStore(
+    {
+      endpoint: storage.MINIO_ENDPOINT,
+      accessKeyId: storage.MINIO_ACCESS_KEY_ID,
+      secretAccessKey: storage.MINIO_SECRET_ACCESS_KEY,
+      bucket: storage.MINIO_BUCKET,
+      location: storage.MINIO_LOCATION,
+      useSsl: storage.MINIO_USE_SSL,
+      basePath: storage.MINIO_BASE_PATH,
+    },
+    area,
+    uploadTempDir(config, area),
+  );
 }

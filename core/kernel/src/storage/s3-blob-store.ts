@@ -33,7 +33,11 @@ export class S3BlobStore implements BlobStore {
   private bucketReady?: Promise<void>;
   private readonly transport: typeof http | typeof https;
 
-  constructor(private readonly s3: S3Settings, private readonly area: string, private readonly tmpDir: string) {
+  constructor(
+    private readonly s3: S3Settings,
+    private readonly area: string,
+    private readonly tmpDir: string,
+  ) {
     this.transport = s3.useSsl ? https : http;
   }
 
@@ -91,9 +95,10 @@ export class S3BlobStore implements BlobStore {
       const head = await this.request('HEAD', '');
       head.resume();
       if (head.statusCode === 200) return;
-      const body = this.s3.location && this.s3.location !== 'us-east-1'
-        ? `<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>${this.s3.location}</LocationConstraint></CreateBucketConfiguration>`
-        : '';
+      const body =
+        this.s3.location && this.s3.location !== 'us-east-1'
+          ? `<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>${this.s3.location}</LocationConstraint></CreateBucketConfiguration>`
+          : '';
       const sha = crypto.createHash('sha256').update(body).digest('hex');
       const res = await this.request('PUT', '', { body: body || undefined, size: Buffer.byteLength(body), sha256: sha });
       await this.expect(res, [200, 409], 'create the bucket');
@@ -114,9 +119,16 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** One signed request on `/<bucket>/<key>`. */
-  private request(method: string, key: string, payload?: { body?: Readable | string; size: number; sha256: string }): Promise<http.IncomingMessage> {
+  private request(
+    method: string,
+    key: string,
+    payload?: { body?: Readable | string; size: number; sha256: string },
+  ): Promise<http.IncomingMessage> {
     const now = new Date();
-    const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const amzDate = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const day = amzDate.slice(0, 8);
     const region = this.s3.location || 'us-east-1';
     const pathname = `/${encodeRfc3986(this.s3.bucket)}${key ? `/${key.split('/').map(encodeRfc3986).join('/')}` : ''}`;
@@ -136,7 +148,13 @@ export class S3BlobStore implements BlobStore {
     headers.authorization = `AWS4-HMAC-SHA256 Credential=${this.s3.accessKeyId}/${scope}, SignedHeaders=${signed.join(';')}, Signature=${signature}`;
 
     return new Promise((resolve, reject) => {
-      const req = this.transport.request({ method, host: this.s3.endpoint.replace(/:\d+$/, ''), port: /:(\d+)$/.exec(this.s3.endpoint)?.[1], path: pathname, headers });
+      const req = this.transport.request({
+        method,
+        host: this.s3.endpoint.replace(/:\d+$/, ''),
+        port: /:(\d+)$/.exec(this.s3.endpoint)?.[1],
+        path: pathname,
+        headers,
+      });
       req.setTimeout(60_000, () => req.destroy(new Error('object storage timed out')));
       req.once('error', reject);
       req.once('response', resolve);

@@ -3,7 +3,6 @@ import { USERNAME_PARAM, type UserRouteDeps } from './user-routes';
 import { containsCondition } from '../db/like';
 import { UserEmailRow } from './models';
 
-
 interface CreateUserBody {
   username: string;
   email: string;
@@ -48,17 +47,36 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
     let query = UserEmailRow.query(users.query().knex()).join('users', 'users.id', 'user_emails.uid').where('users.type', 0);
     if (keyword) query = query.whereRaw(...containsCondition('user_emails.lower_email', keyword));
     const [rows, total] = await Promise.all([
-      query.clone().select('user_emails.*', 'users.name as owner_name').orderBy('user_emails.id').offset(req.paging.offset).limit(req.paging.limit),
+      query
+        .clone()
+        .select('user_emails.*', 'users.name as owner_name')
+        .orderBy('user_emails.id')
+        .offset(req.paging.offset)
+        .limit(req.paging.limit),
       query.clone().resultSize(),
     ]);
-    return http.paged(req, rows.map((e) => users.emailToApi(e, { id: e.uid, name: (e as unknown as { owner_name: string }).owner_name })), total);
+    return http.paged(
+      req,
+      rows.map((e) => users.emailToApi(e, { id: e.uid, name: (e as unknown as { owner_name: string }).owner_name })),
+      total,
+    );
   };
 
   return [
     {
-      ...admin, method: 'get', path: '/admin/users', operationId: 'adminSearchUsers', summary: 'Search users by login name and authentication source',
+      ...admin,
+      method: 'get',
+      path: '/admin/users',
+      operationId: 'adminSearchUsers',
+      summary: 'Search users by login name and authentication source',
       paged: true,
-      query: { type: 'object', properties: { source_id: { type: 'integer', description: "ID of the user's login source" }, login_name: { type: 'string', description: "user's login name" } } },
+      query: {
+        type: 'object',
+        properties: {
+          source_id: { type: 'integer', description: "ID of the user's login source" },
+          login_name: { type: 'string', description: "user's login name" },
+        },
+      },
       responses: { 200: { description: 'UserList', schema: { type: 'array', items: { $ref: 'User' } } } },
       handler: async (req: ApiRequest<unknown, { source_id?: number; login_name?: string }>) => {
         let query = users.query().where('type', 0);
@@ -68,19 +86,36 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
           query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
           query.clone().resultSize(),
         ]);
-        return http.paged(req, rows.map((r) => users.toApi(r, req.principal)), total);
+        return http.paged(
+          req,
+          rows.map((r) => users.toApi(r, req.principal)),
+          total,
+        );
       },
     },
     {
-      ...admin, method: 'post', path: '/admin/users', operationId: 'adminCreateUser', summary: 'Create a user',
-      body: 'CreateUserOption', bodyRequired: true, responses: { 201: 'User', 400: 'APIError' },
+      ...admin,
+      method: 'post',
+      path: '/admin/users',
+      operationId: 'adminCreateUser',
+      summary: 'Create a user',
+      body: 'CreateUserOption',
+      bodyRequired: true,
+      responses: { 201: 'User', 400: 'APIError' },
       handler: async (req: ApiRequest<CreateUserBody>) => {
         const b = req.body;
         const row = await users.create(
           {
-            name: b.username, email: b.email, password: b.password, fullName: b.full_name, loginName: b.login_name,
-            sourceId: b.source_id, mustChangePassword: b.must_change_password ?? true, restricted: b.restricted,
-            visibility: b.visibility, createdAt: b.created_at ? new Date(b.created_at) : undefined,
+            name: b.username,
+            email: b.email,
+            password: b.password,
+            fullName: b.full_name,
+            loginName: b.login_name,
+            sourceId: b.source_id,
+            mustChangePassword: b.must_change_password ?? true,
+            restricted: b.restricted,
+            visibility: b.visibility,
+            createdAt: b.created_at ? new Date(b.created_at) : undefined,
           },
           req.principal!.user,
         );
@@ -88,18 +123,37 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       },
     },
     {
-      ...admin, method: 'patch', path: '/admin/users/{username}', operationId: 'adminEditUser', summary: 'Edit an existing user',
-      params: USERNAME_PARAM, body: 'EditUserOption', responses: { 200: 'User' },
+      ...admin,
+      method: 'patch',
+      path: '/admin/users/{username}',
+      operationId: 'adminEditUser',
+      summary: 'Edit an existing user',
+      params: USERNAME_PARAM,
+      body: 'EditUserOption',
+      responses: { 200: 'User' },
       handler: async (req: ApiRequest<EditUserBody, unknown, { username: string }>) => {
         const b = req.body;
         const row = await users.edit(
           await users.require(req.params.username),
           {
-            sourceId: b.source_id, loginName: b.login_name, email: b.email, fullName: b.full_name, password: b.password,
-            mustChangePassword: b.must_change_password, website: b.website, location: b.location, description: b.description,
-            active: b.active, admin: b.admin, allowGitHook: b.allow_git_hook, allowImportLocal: b.allow_import_local,
-            maxRepoCreation: b.max_repo_creation, prohibitLogin: b.prohibit_login,
-            allowCreateOrganization: b.allow_create_organization, restricted: b.restricted, visibility: b.visibility,
+            sourceId: b.source_id,
+            loginName: b.login_name,
+            email: b.email,
+            fullName: b.full_name,
+            password: b.password,
+            mustChangePassword: b.must_change_password,
+            website: b.website,
+            location: b.location,
+            description: b.description,
+            active: b.active,
+            admin: b.admin,
+            allowGitHook: b.allow_git_hook,
+            allowImportLocal: b.allow_import_local,
+            maxRepoCreation: b.max_repo_creation,
+            prohibitLogin: b.prohibit_login,
+            allowCreateOrganization: b.allow_create_organization,
+            restricted: b.restricted,
+            visibility: b.visibility,
           },
           req.principal!.user,
         );
@@ -107,7 +161,11 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       },
     },
     {
-      ...admin, method: 'delete', path: '/admin/users/{username}', operationId: 'adminDeleteUser', summary: 'Delete a user',
+      ...admin,
+      method: 'delete',
+      path: '/admin/users/{username}',
+      operationId: 'adminDeleteUser',
+      summary: 'Delete a user',
       params: USERNAME_PARAM,
       query: { type: 'object', properties: { purge: { type: 'boolean', description: 'purge the user from the system completely' } } },
       responses: { 204: { description: 'deleted' } },
@@ -117,20 +175,37 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       },
     },
     {
-      ...admin, method: 'post', path: '/admin/users/{username}/rename', operationId: 'adminRenameUser', summary: 'Rename a user',
-      params: USERNAME_PARAM, body: 'RenameUserOption', bodyRequired: true, responses: { 204: { description: 'renamed' } },
+      ...admin,
+      method: 'post',
+      path: '/admin/users/{username}/rename',
+      operationId: 'adminRenameUser',
+      summary: 'Rename a user',
+      params: USERNAME_PARAM,
+      body: 'RenameUserOption',
+      bodyRequired: true,
+      responses: { 204: { description: 'renamed' } },
       handler: async (req: ApiRequest<{ new_username: string }, unknown, { username: string }>) => {
         await users.rename(await users.require(req.params.username), req.body.new_username, req.principal!.user);
         return noContent();
       },
     },
     {
-      ...admin, method: 'get', path: '/admin/emails', operationId: 'adminGetAllEmails', summary: 'List all emails', paged: true,
+      ...admin,
+      method: 'get',
+      path: '/admin/emails',
+      operationId: 'adminGetAllEmails',
+      summary: 'List all emails',
+      paged: true,
       responses: { 200: emailList },
       handler: (req) => emailPage(req),
     },
     {
-      ...admin, method: 'get', path: '/admin/emails/search', operationId: 'adminSearchEmails', summary: 'Search all emails', paged: true,
+      ...admin,
+      method: 'get',
+      path: '/admin/emails/search',
+      operationId: 'adminSearchEmails',
+      summary: 'Search all emails',
+      paged: true,
       query: { type: 'object', properties: { q: { type: 'string', description: 'keyword' } } },
       responses: { 200: emailList },
       handler: (req: ApiRequest<unknown, { q?: string }>) => emailPage(req, req.query.q),

@@ -18,8 +18,15 @@ export class BaseRow extends Model {
 export class UserRow extends BaseRow {
   static override tableName = 'users';
   static override booleanColumns = [
-    'keep_email_private', 'must_change_password', 'is_active', 'is_admin', 'is_restricted', 'prohibit_login',
-    'allow_git_hook', 'allow_import_local', 'allow_create_organization',
+    'keep_email_private',
+    'must_change_password',
+    'is_active',
+    'is_admin',
+    'is_restricted',
+    'prohibit_login',
+    'allow_git_hook',
+    'allow_import_local',
+    'allow_create_organization',
   ];
   id!: number;
   lower_name!: string;
@@ -49,7 +56,6 @@ export class UserRow extends BaseRow {
   created_unix!: number;
   updated_unix!: number;
   last_login_unix!: number;
-
 }
 
 export class UserEmailRow extends BaseRow {
@@ -61,7 +67,6 @@ export class UserEmailRow extends BaseRow {
   lower_email!: string;
   is_activated!: boolean;
   is_primary!: boolean;
-
 }
 
 export class AccessTokenRow extends BaseRow {

@@ -1,5 +1,14 @@
 import { whereProfileVisible } from '../access/visible-profiles';
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type HttpHelpers, type JsonSchema } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  noContent,
+  ok,
+  type ApiOperation,
+  type ApiRequest,
+  type HttpHelpers,
+  type JsonSchema,
+} from '@hearth/plugin-api';
 import type { TokenService } from '../auth/token-service';
 import { containsCondition } from '../db/like';
 import { ownerOf } from '../access/operation-access';
@@ -36,47 +45,94 @@ export function userOf(req: ApiRequest<unknown, unknown, { username: string }>):
 export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOperation[] {
   return [
     {
-      method: 'get', path: '/user', operationId: 'userGetCurrent', tag: 'user', summary: 'Get the authenticated user',
-      scopes: ['user'], access: 'caller', auth: 'required', responses: { 200: 'User' },
+      method: 'get',
+      path: '/user',
+      operationId: 'userGetCurrent',
+      tag: 'user',
+      summary: 'Get the authenticated user',
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      responses: { 200: 'User' },
       handler: async (req) => ok(users.toApi(await self(users, req), req.principal)),
     },
     {
-      method: 'get', path: '/users/search', operationId: 'userSearch', tag: 'user', summary: 'Search for users',
-      scopes: ['user'], access: 'anyone', paged: true,
-      query: { type: 'object', properties: { q: { type: 'string', description: 'keyword' }, uid: { type: 'integer', description: 'ID of the user to search for' } } },
+      method: 'get',
+      path: '/users/search',
+      operationId: 'userSearch',
+      tag: 'user',
+      summary: 'Search for users',
+      scopes: ['user'],
+      access: 'anyone',
+      paged: true,
+      query: {
+        type: 'object',
+        properties: {
+          q: { type: 'string', description: 'keyword' },
+          uid: { type: 'integer', description: 'ID of the user to search for' },
+        },
+      },
       responses: { 200: 'UserSearchResults' },
       handler: async (req: ApiRequest<unknown, { q?: string; uid?: number }>) => {
         let query = users.query().where('type', 0);
         if (req.query.uid) query = query.where('id', req.query.uid);
         if (req.query.q) {
           const keyword = req.query.q;
-          query = query.where((w) => w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)));
+          query = query.where((w) =>
+            w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)),
+          );
         }
         query = whereProfileVisible(query, req.principal);
         const [rows, total] = await Promise.all([
           query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
           query.clone().resultSize(),
         ]);
-        const page = http.paged(req, rows.map((r) => users.toApi(r, req.principal)), total);
+        const page = http.paged(
+          req,
+          rows.map((r) => users.toApi(r, req.principal)),
+          total,
+        );
         return { ...page, body: { ok: true, data: page.body } };
       },
     },
     {
-      method: 'get', path: '/users/{username}', operationId: 'userGet', tag: 'user', summary: 'Get a user',
-      scopes: ['user'], access: { user: 'visible' }, params: USERNAME_PARAM, responses: { 200: 'User' },
+      method: 'get',
+      path: '/users/{username}',
+      operationId: 'userGet',
+      tag: 'user',
+      summary: 'Get a user',
+      scopes: ['user'],
+      access: { user: 'visible' },
+      params: USERNAME_PARAM,
+      responses: { 200: 'User' },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => ok(users.toApi(userOf(req), req.principal)),
     },
     {
-      method: 'get', path: '/user/emails', operationId: 'userListEmails', tag: 'user', summary: "List the authenticated user's email addresses",
-      scopes: ['user'], access: 'caller', auth: 'required', responses: { 200: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
+      method: 'get',
+      path: '/user/emails',
+      operationId: 'userListEmails',
+      tag: 'user',
+      summary: "List the authenticated user's email addresses",
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      responses: { 200: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
       handler: async (req) => {
         const row = await self(users, req);
         return ok((await users.emails(row.id)).map((e) => users.emailToApi(e, row)));
       },
     },
     {
-      method: 'post', path: '/user/emails', operationId: 'userAddEmail', tag: 'user', summary: 'Add email addresses',
-      scopes: ['user'], access: 'caller', auth: 'required', body: 'CreateEmailOption', bodyRequired: true,
+      method: 'post',
+      path: '/user/emails',
+      operationId: 'userAddEmail',
+      tag: 'user',
+      summary: 'Add email addresses',
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      body: 'CreateEmailOption',
+      bodyRequired: true,
       responses: { 201: { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } } },
       handler: async (req: ApiRequest<{ emails: string[] }>) => {
         const row = await self(users, req);
@@ -84,26 +140,56 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
       },
     },
     {
-      method: 'delete', path: '/user/emails', operationId: 'userDeleteEmail', tag: 'user', summary: 'Delete email addresses',
-      scopes: ['user'], access: 'caller', auth: 'required', body: 'DeleteEmailOption', bodyRequired: true, responses: { 204: { description: 'deleted' } },
+      method: 'delete',
+      path: '/user/emails',
+      operationId: 'userDeleteEmail',
+      tag: 'user',
+      summary: 'Delete email addresses',
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      body: 'DeleteEmailOption',
+      bodyRequired: true,
+      responses: { 204: { description: 'deleted' } },
       handler: async (req: ApiRequest<{ emails: string[] }>) => {
         await users.deleteEmails(await self(users, req), req.body.emails);
         return noContent();
       },
     },
     {
-      method: 'get', path: '/users/{username}/tokens', operationId: 'userGetTokens', tag: 'user', summary: "List the user's access tokens",
-      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic', params: USERNAME_PARAM, paged: true,
+      method: 'get',
+      path: '/users/{username}/tokens',
+      operationId: 'userGetTokens',
+      tag: 'user',
+      summary: "List the user's access tokens",
+      scopes: ['user'],
+      access: { user: 'self-or-admin' },
+      auth: 'basic',
+      params: USERNAME_PARAM,
+      paged: true,
       responses: { 200: { description: 'AccessTokenList', schema: { type: 'array', items: { $ref: 'AccessToken' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
         const owner = userOf(req);
         const { rows, total } = await tokens.list(owner, req.paging);
-        return http.paged(req, rows.map((t) => tokens.toApi(t)), total);
+        return http.paged(
+          req,
+          rows.map((t) => tokens.toApi(t)),
+          total,
+        );
       },
     },
     {
-      method: 'post', path: '/users/{username}/tokens', operationId: 'userCreateToken', tag: 'user', summary: 'Create an access token',
-      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic', params: USERNAME_PARAM, body: 'CreateAccessTokenOption', bodyRequired: true,
+      method: 'post',
+      path: '/users/{username}/tokens',
+      operationId: 'userCreateToken',
+      tag: 'user',
+      summary: 'Create an access token',
+      scopes: ['user'],
+      access: { user: 'self-or-admin' },
+      auth: 'basic',
+      params: USERNAME_PARAM,
+      body: 'CreateAccessTokenOption',
+      bodyRequired: true,
       responses: { 201: 'AccessToken', 400: 'APIError' },
       handler: async (req: ApiRequest<{ name: string; scopes?: string[] }, unknown, { username: string }>) => {
         const owner = userOf(req);
@@ -112,9 +198,22 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
       },
     },
     {
-      method: 'delete', path: '/users/{username}/tokens/{token}', operationId: 'userDeleteAccessToken', tag: 'user', summary: 'Delete an access token (by id or name)',
-      scopes: ['user'], access: { user: 'self-or-admin' }, auth: 'basic',
-      params: { type: 'object', properties: { ...(USERNAME_PARAM.properties as object), token: { type: 'string', maxLength: 255, description: 'token id or name' } }, required: ['username', 'token'] },
+      method: 'delete',
+      path: '/users/{username}/tokens/{token}',
+      operationId: 'userDeleteAccessToken',
+      tag: 'user',
+      summary: 'Delete an access token (by id or name)',
+      scopes: ['user'],
+      access: { user: 'self-or-admin' },
+      auth: 'basic',
+      params: {
+        type: 'object',
+        properties: {
+          ...(USERNAME_PARAM.properties as object),
+          token: { type: 'string', maxLength: 255, description: 'token id or name' },
+        },
+        required: ['username', 'token'],
+      },
       responses: { 204: { description: 'deleted' } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string; token: string }>) => {
         await tokens.delete(userOf(req), req.params.token);
@@ -123,4 +222,3 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
     },
   ];
 }
-

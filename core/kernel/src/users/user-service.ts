@@ -42,7 +42,6 @@ export interface EditUserInput {
   visibility?: Visibility;
 }
 
-
 /** Users and their email addresses: the one place that writes those tables and fires the user hooks. */
 export class UserService {
   /** The row each principal was resolved from, so handlers need not read it again. */
@@ -206,7 +205,9 @@ export class UserService {
     await this.uniquely(row.name, newEmail ?? row.email, () =>
       this.db.transaction(async (trx) => {
         if (newEmail !== undefined) await this.makePrimaryEmail(trx, row, newEmail);
-        await UserRow.query(trx).patch({ ...patch, updated_unix: nowUnix() }).where('id', row.id);
+        await UserRow.query(trx)
+          .patch({ ...patch, updated_unix: nowUnix() })
+          .where('id', row.id);
       }),
     );
     this.credentials.clear();
@@ -283,7 +284,11 @@ export class UserService {
           await this.assertEmailFree(trx, email);
           added.push(
             await UserEmailRow.query(trx).insertAndFetch({
-              uid: row.id, email, lower_email: email.toLowerCase(), is_activated: true, is_primary: false,
+              uid: row.id,
+              email,
+              lower_email: email.toLowerCase(),
+              is_activated: true,
+              is_primary: false,
             } as Partial<UserEmailRow>),
           );
         }
@@ -336,7 +341,11 @@ export class UserService {
     if (existing) await UserEmailRow.query(trx).patch({ is_primary: true, email }).where('id', existing.id);
     else {
       await UserEmailRow.query(trx).insert({
-        uid: row.id, email, lower_email: email.toLowerCase(), is_activated: true, is_primary: true,
+        uid: row.id,
+        email,
+        lower_email: email.toLowerCase(),
+        is_activated: true,
+        is_primary: true,
       } as Partial<UserEmailRow>);
     }
     await UserRow.query(trx).patch({ email }).where('id', row.id);
