@@ -168,20 +168,23 @@ describe('a writer outside the push whitelist', () => {
     expect(deleted.stderr).toContain('cannot be deleted');
   });
 
-  test('updating a pull request whose head is protected needs the right to push to the head; a rebase (force push) is refused', async () => {
-    const pr = await server.api('POST', `${R}/pulls`, {
-      token: tokens.alice,
-      body: { title: 'protected head', head: 'feature', base: 'dev' },
-    });
-    expect(pr.status).toBe(201);
-    const n = (featurePull = pr.body.number);
-    const before = await branchTip('feature');
-    expect((await server.api('POST', `${R}/pulls/${n}/update?style=merge`, { token: tokens.bob })).status).toBe(403);
-    expect((await server.api('POST', `${R}/pulls/${n}/update?style=rebase`, { token: tokens.carol })).status).toBe(403);
-    expect(await branchTip('feature')).toBe(before);
-    expect((await server.api('POST', `${R}/pulls/${n}/update?style=merge`, { token: tokens.carol })).status).toBe(200);
-    expect(await branchTip('feature')).not.toBe(before);
-  });
+  test(
+    'updating a pull request whose head is protected needs the right to push to the head; a ' + 'rebase (force push) is refused',
+    async () => {
+      const pr = await server.api('POST', `${R}/pulls`, {
+        token: tokens.alice,
+        body: { title: 'protected head', head: 'feature', base: 'dev' },
+      });
+      expect(pr.status).toBe(201);
+      const n = (featurePull = pr.body.number);
+      const before = await branchTip('feature');
+      expect((await server.api('POST', `${R}/pulls/${n}/update?style=merge`, { token: tokens.bob })).status).toBe(403);
+      expect((await server.api('POST', `${R}/pulls/${n}/update?style=rebase`, { token: tokens.carol })).status).toBe(403);
+      expect(await branchTip('feature')).toBe(before);
+      expect((await server.api('POST', `${R}/pulls/${n}/update?style=merge`, { token: tokens.carol })).status).toBe(200);
+      expect(await branchTip('feature')).not.toBe(before);
+    },
+  );
 
   test('merging with delete_branch_after_merge keeps a protected head branch; the merge stands', async () => {
     const merged = await server.api('POST', `${R}/pulls/${featurePull}/merge`, {

@@ -209,7 +209,8 @@ describe('plugin loading', () => {
     test('a required service nobody provides stops the start, saying what to enable', async () => {
       const { config, baseDir } = withPlugins({ 'greeting-user': user });
       await expect(loadPlugins(config, baseDir)).rejects.toThrow(
-        'plugins.greeting-user: requires the service "greeter.greeting", which no enabled plugin provides; enable the plugin that provides it (usually plugins.greeter)',
+        'plugins.greeting-user: requires the service "greeter.greeting", which no enabled plugin ' +
+          'provides; enable the plugin that provides it (usually plugins.greeter)',
       );
       const disabled = withPlugins({ 'greeting-user': user, greeter: { ...greeter, enabled: false } });
       await expect(loadPlugins(disabled.config, disabled.baseDir)).rejects.toThrow(/requires the service "greeter.greeting"/);

@@ -319,7 +319,9 @@ describe('changing files', () => {
     const dir = await clone('updater');
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('two\n');
     expect((await gitIn(dir, 'log', '-1', '--format=%an <%ae> %aI|%cn <%ce> %cI|%B')).trim()).toBe(
-      'Ann Author <ann@example.org> 2021-02-03T04:05:06+02:00|Carl Committer <carl@example.org> 2022-03-04T05:06:07+00:00|Second version\n\nSigned-off-by: Carl Committer <carl@example.org>',
+      'Ann Author <ann@example.org> 2021-02-03T04:05:06+02:00|Carl Committer <carl@example.org> ' +
+        '2022-03-04T05:06:07+00:00|Second version\n\nSigned-off-by: Carl Committer ' +
+        '<carl@example.org>',
     );
 
     // Only a committer given: it is the author too. Go's zero dates (as the Go SDK sends them) mean now.
@@ -554,7 +556,8 @@ describe('changing files', () => {
     const final = await api('GET', '/repos/alice/busy/contents/f0.txt');
     expect(final.body.sha).toBe(winner.body.content.sha);
 
-    // Interleaved with git pushes: each push is either accepted or rejected as non-fast-forward, each API write either lands or is a 409/422.
+    // Interleaved with git pushes: each push is either accepted or rejected as non-fast-forward,
+    // each API write either lands or is a 409/422.
     const pushDir = await clone('busy');
     const jobs: Array<Promise<unknown>> = [];
     const apiWrites: Array<Promise<{ status: number; body: any }>> = [];
@@ -593,7 +596,8 @@ describe('changing files', () => {
     expect((await server.api('POST', '/repos/alice/guarded/contents/x.txt', { body: { content: b64('x') } })).status).toBe(401);
     expect((await server.api('GET', '/repos/alice/guarded/contents/README.md')).status).toBe(200);
     const sha = (await api('GET', '/repos/alice/guarded/contents/README.md')).body.sha;
-    expect((await server.api('DELETE', '/repos/alice/guarded/contents/README.md', { token, body: { sha } })).status).toBe(200); // write:repository + delete:repository
+    // write:repository + delete:repository
+    expect((await server.api('DELETE', '/repos/alice/guarded/contents/README.md', { token, body: { sha } })).status).toBe(200);
 
     await createRepo('secret', true, { private: true });
     expect((await server.api('GET', '/repos/alice/secret/contents/README.md')).status).toBe(404);

@@ -153,7 +153,8 @@ describe('branches', () => {
     expect(exists.status).toBe(409);
     expect(exists.body.message).toMatch(/already exists/);
     expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'v1.0' })).status).toBe(409);
-    expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'feature' })).status).toBe(409); // feature/deep is in the way
+    // feature/deep is in the way
+    expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'feature' })).status).toBe(409);
     const unknown = await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n1', old_ref_name: 'no-such-ref' });
     expect(unknown.status).toBe(404);
     expect((await api('POST', '/repos/alice/history/branches', { new_branch_name: 'n2', old_ref_name: 'deadbeef' })).status).toBe(404);

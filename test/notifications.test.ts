@@ -184,29 +184,32 @@ describe('notifications', () => {
     expect((await call('GET', '/notifications', null)).status).toBe(401);
   });
 
-  test('PUT /notifications marks everything read (205 with the changed threads); new activity makes a read thread unread again', async () => {
-    expect(await unreadCount('bob')).toBe(1);
-    const put = await mark('PUT', '/notifications', 'bob');
-    expect(put.status).toBe(205);
-    expect(put.body).toHaveLength(1);
-    expect(put.body[0]).toMatchObject({ unread: false });
-    expect(await unreadCount('bob')).toBe(0);
-    const comment = await call('POST', '/repos/alice/proj/issues/1/comments', 'carol', { body: 'any news?' });
-    expect(comment.status).toBe(201);
-    expect(await unreadCount('bob')).toBe(1);
-    const bob = await threads('bob');
-    expect(bob).toHaveLength(1);
-    expect(bob[0].subject.latest_comment_url).toBe(`${server.url}api/v1/repos/alice/proj/issues/comments/${comment.body.id}`);
-    // A pinned thread stays pinned when new activity arrives.
-    expect((await mark('PATCH', `/notifications/threads/${threadId}?to-status=pinned`, 'alice')).status).toBe(205);
-    expect((await call('POST', '/repos/alice/proj/issues/1/comments', 'bob', { body: 'me too' })).status).toBe(201);
-    expect((await call('GET', `/notifications/threads/${threadId}`, 'alice')).body.pinned).toBe(true);
-    // last_read_at in the past leaves newer threads alone.
-    const before = await mark('PUT', '/notifications?last_read_at=2001-01-01T00:00:00Z', 'carol');
-    expect(before.status).toBe(205);
-    expect(before.body).toEqual([]);
-    expect(await unreadCount('carol')).toBe(1);
-  });
+  test(
+    'PUT /notifications marks everything read (205 with the changed threads); new activity ' + 'makes a read thread unread again',
+    async () => {
+      expect(await unreadCount('bob')).toBe(1);
+      const put = await mark('PUT', '/notifications', 'bob');
+      expect(put.status).toBe(205);
+      expect(put.body).toHaveLength(1);
+      expect(put.body[0]).toMatchObject({ unread: false });
+      expect(await unreadCount('bob')).toBe(0);
+      const comment = await call('POST', '/repos/alice/proj/issues/1/comments', 'carol', { body: 'any news?' });
+      expect(comment.status).toBe(201);
+      expect(await unreadCount('bob')).toBe(1);
+      const bob = await threads('bob');
+      expect(bob).toHaveLength(1);
+      expect(bob[0].subject.latest_comment_url).toBe(`${server.url}api/v1/repos/alice/proj/issues/comments/${comment.body.id}`);
+      // A pinned thread stays pinned when new activity arrives.
+      expect((await mark('PATCH', `/notifications/threads/${threadId}?to-status=pinned`, 'alice')).status).toBe(205);
+      expect((await call('POST', '/repos/alice/proj/issues/1/comments', 'bob', { body: 'me too' })).status).toBe(201);
+      expect((await call('GET', `/notifications/threads/${threadId}`, 'alice')).body.pinned).toBe(true);
+      // last_read_at in the past leaves newer threads alone.
+      const before = await mark('PUT', '/notifications?last_read_at=2001-01-01T00:00:00Z', 'carol');
+      expect(before.status).toBe(205);
+      expect(before.body).toEqual([]);
+      expect(await unreadCount('carol')).toBe(1);
+    },
+  );
 
   test('closing notifies participants; the subject state follows the issue; filters by subject type and time', async () => {
     expect((await mark('PUT', '/notifications', 'carol')).status).toBe(205);

@@ -90,6 +90,18 @@ test('plugin code imports only @hearth/plugin-api, node built-ins, its own files
   expect(problems).toEqual([]);
 });
 
+test('the table-ownership scan sees writes (it is not vacuous)', () => {
+  const all = plugins.flatMap((plugin) => files(path.join(plugin.dir, 'src')).flatMap((file) => writtenTables(file)));
+  expect(all.length).toBeGreaterThan(50);
+  const tables = new Set(all.map((w) => w.table));
+  for (const table of ['issue', 'comment', 'pull_request', 'webhook', 'release', 'notification']) expect(tables).toContain(table);
+  // A write to another table nested in a subquery counts only for the table written.
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a')".length)).toEqual(['whereIn', 'delete']);
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a').whereIn('id', db('b')".length)).toEqual([
+    'select',
+  ]);
+});
+
 test("plugin tests import the kernel only through @hearth/testing, never the kernel's test/ directory", () => {
   const problems = check('test', (m) => [
     '@hearth/testing',
@@ -97,6 +109,18 @@ test("plugin tests import the kernel only through @hearth/testing, never the ker
     ...declared(m, 'dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'),
   ]);
   expect(problems).toEqual([]);
+});
+
+test('the table-ownership scan sees writes (it is not vacuous)', () => {
+  const all = plugins.flatMap((plugin) => files(path.join(plugin.dir, 'src')).flatMap((file) => writtenTables(file)));
+  expect(all.length).toBeGreaterThan(50);
+  const tables = new Set(all.map((w) => w.table));
+  for (const table of ['issue', 'comment', 'pull_request', 'webhook', 'release', 'notification']) expect(tables).toContain(table);
+  // A write to another table nested in a subquery counts only for the table written.
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a')".length)).toEqual(['whereIn', 'delete']);
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a').whereIn('id', db('b')".length)).toEqual([
+    'select',
+  ]);
 });
 
 test('a plugin whose tests use @hearth/testing declares it as a devDependency', () => {
@@ -118,4 +142,90 @@ test('the contract check itself catches what it forbids', () => {
   for (const ok of ['./queue', '../package.json', 'node:fs', 'zlib', 'semver/functions/gt', '@hearth/plugin-api']) {
     expect(violation(file, ok, dir, allowed)).toBeNull();
   }
+});
+
+// --- table ownership ---------------------------------------------------------------------------
+
+/** Tables a plugin's migrations create (its own). */
+function ownTables(plugin: { dir: string }): Set<string> {
+  const own = new Set<string>();
+  for (const file of files(path.join(plugin.dir, 'src'))) {
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/createTable(?:IfNotExists)?\(\s*['"`]([\w]+)['"`]/g)) own.add(match[1]);
+    // Table names declared as constants next to their migrations (`const FILES_TABLE = 'conda_file'`).
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/_TABLE\s*=\s*['"`]([\w]+)['"`]/g)) own.add(match[1]);
+  }
+  return own;
+}
+
+const WRITES = new Set(['insert', 'update', 'delete', 'del', 'increment', 'decrement', 'onConflict', 'merge', 'truncate']);
+
+/**
+ * The methods chained directly on the expression ending at `from` (`.where(…).update(…)` → where,
+ * update), not those of enclosing calls.
+ */
+function chainedMethods(text: string, from: number): string[] {
+  const methods: string[] = [];
+  let i = from;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i])) i++;
+    if (text[i] !== '.') return methods;
+    const name = /^\.(\w+)/.exec(text.slice(i));
+    if (!name) return methods;
+    methods.push(name[1]);
+    i += name[0].length;
+    while (i < text.length && /\s/.test(text[i])) i++;
+    if (text[i] !== '(') continue; // a property (`.knex`), the chain goes on
+    let depth = 0;
+    for (; i < text.length; i++) {
+      if (text[i] === '(') depth++;
+      else if (text[i] === ')' && --depth === 0) break;
+    }
+    i++;
+  }
+}
+
+/**
+ * Tables a plugin's code writes: a query builder started on a literal table name (`db('x')`,
+ * `trx('x')`, `ctx.db('x')`, `knex('x as y')`) whose statement goes on to insert, update, delete,
+ * increment, decrement or upsert; and `insertId(db, 'x', …)`.
+ */
+function writtenTables(file: string): Array<{ table: string; line: number }> {
+  const text = fs.readFileSync(file, 'utf8');
+  const found: Array<{ table: string; line: number }> = [];
+  const builder = /\b(?:db|trx|knex|tx|ctx\.db|this\.db|this\.ctx\.db|deps\.db)\(\s*['"`]([\w]+)(?:\s+as\s+\w+)?['"`]\s*\)/g;
+  for (const match of text.matchAll(builder)) {
+    if (chainedMethods(text, match.index! + match[0].length).some((m) => WRITES.has(m))) {
+      found.push({ table: match[1], line: text.slice(0, match.index).split('\n').length });
+    }
+  }
+  for (const match of text.matchAll(/\binsertId\(\s*\w+\s*,\s*['"`]([\w]+)['"`]/g)) {
+    found.push({ table: match[1], line: text.slice(0, match.index).split('\n').length });
+  }
+  return found;
+}
+
+test("plugin code writes only the tables its own migrations create (other tables through their owner's service)", () => {
+  const problems: string[] = [];
+  for (const plugin of plugins) {
+    const own = ownTables(plugin);
+    for (const file of files(path.join(plugin.dir, 'src'))) {
+      for (const { table, line } of writtenTables(file)) {
+        if (!own.has(table))
+          problems.push(`${path.relative(ROOT, file)}:${line} writes "${table}", a table plugin "${plugin.name}" does not own`);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
+test('the table-ownership scan sees writes (it is not vacuous)', () => {
+  const all = plugins.flatMap((plugin) => files(path.join(plugin.dir, 'src')).flatMap((file) => writtenTables(file)));
+  expect(all.length).toBeGreaterThan(50);
+  const tables = new Set(all.map((w) => w.table));
+  for (const table of ['issue', 'comment', 'pull_request', 'webhook', 'release', 'notification']) expect(tables).toContain(table);
+  // A write to another table nested in a subquery counts only for the table written.
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a')".length)).toEqual(['whereIn', 'delete']);
+  expect(chainedMethods("db('a').whereIn('id', db('b').select('id')).delete();", "db('a').whereIn('id', db('b')".length)).toEqual([
+    'select',
+  ]);
 });

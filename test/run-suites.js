@@ -80,7 +80,8 @@ async function main() {
     passed += report.numPassedTests;
     failed += report.numFailedTests + brokenSuites;
     lines.push(
-      `${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${brokenSuites ? `, ${brokenSuites} suites did not run` : ''}`,
+      `${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed` +
+        `${brokenSuites ? `, ${brokenSuites} suites did not run` : ''}`,
     );
   }
   console.log('\n=== summary ===');

@@ -74,7 +74,9 @@ async function main(argv: string[]): Promise<number> {
       try {
         const hooks = await kernel.repos.refreshHooks();
         console.log(
-          `migrations are up to date (${kernel.database.kind} ${kernel.database.display}; plugins: ${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'}); hooks refreshed in ${hooks} repositories`,
+          `migrations are up to date (${kernel.database.kind} ${kernel.database.display}; plugins: ` +
+            `${kernel.plugins.map((p) => p.plugin.name).join(', ') || 'none'}); hooks refreshed in ` +
+            `${hooks} repositories`,
         );
       } finally {
         await kernel.close();
@@ -211,7 +213,8 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
       report(
         false,
         'leftovers',
-        `${found.length} of interrupted pushes, uploads or archives (${size(totalBytes(found))}); \`hearth doctor --fix\` removes them${list(found)}`,
+        `${found.length} of interrupted pushes, uploads or archives (${size(totalBytes(found))}); ` +
+          `\`hearth doctor --fix\` removes them${list(found)}`,
       );
     else {
       report(
@@ -236,7 +239,8 @@ async function doctor(file: string | undefined, fix: boolean): Promise<number> {
         `${total} in the database` +
           (missing.length ? `; missing on disk: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}` : '') +
           (unadopted.length
-            ? `; on disk without a record (creating them answers 409): ${unadopted.slice(0, 5).join(', ')}${unadopted.length > 5 ? ', …' : ''}`
+            ? `; on disk without a record (creating them answers 409): ` +
+              `${unadopted.slice(0, 5).join(', ')}${unadopted.length > 5 ? ', …' : ''}`
             : ''),
       );
     } finally {

@@ -225,7 +225,10 @@ export interface GitToolkit {
   identityOf(user: UserInfo): Promise<GitPerson>;
 }
 
-/** The outbound network guard's policies: `[webhook] ALLOWED_HOST_LIST` and `[migrations] ALLOWED_DOMAINS`/`ALLOW_LOCALNETWORKS`. @public */
+/**
+ * The outbound network guard's policies: `[webhook] ALLOWED_HOST_LIST` and `[migrations] ALLOWED_DOMAINS`/`ALLOW_LOCALNETWORKS`.
+ * @public
+ */
 export type OutboundPolicyName = 'webhook' | 'migrations';
 
 /** @public */

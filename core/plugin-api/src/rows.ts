@@ -35,7 +35,8 @@ export interface RowColumns {
 }
 
 /**
- * A converter from a raw row of one table to its typed row: `const toRelease = rowReader<ReleaseRow>({ booleans: ['is_draft'], numbers: ['id'] })`.
+ * A converter from a raw row of one table to its typed row:
+ * `const toRelease = rowReader<ReleaseRow>({ booleans: ['is_draft'], numbers: ['id'] })`.
  * @public
  */
 export function rowReader<T>(columns: RowColumns): (raw: any) => T {

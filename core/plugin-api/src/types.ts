@@ -248,7 +248,10 @@ export interface MutationContext {
  */
 export interface KernelHooks {
   readonly auth: {
-    /** Resolve the caller. First tap to return a Principal wins; return undefined to pass; throw ApiError(401) to reject bad credentials. */
+    /**
+     * Resolve the caller. First tap to return a Principal wins; return undefined to pass;
+     * throw ApiError(401) to reject bad credentials.
+     */
     readonly authenticate: AsyncSeriesBailHook<[AuthRequest], Principal | undefined>;
   };
   readonly http: {
@@ -718,7 +721,10 @@ export interface GitHosting {
    * Mount it with `RouteRegistrar.root` (path parameters of the prefix reach `req.params`).
    */
   readOnlyRouter(locate: (req: Request, principal: Principal | null) => Promise<string>): Router;
-  /** Serve a git repository kept beside every repository (e.g. the wiki) with the repository's access; see AttachedGitDirectory. (API 2.1) */
+  /**
+   * Serve a git repository kept beside every repository (e.g. the wiki) with the repository's access;
+   * see AttachedGitDirectory. (API 2.1)
+   */
   serveAttached(directory: AttachedGitDirectory): void;
 }
 

@@ -22,14 +22,17 @@ export function assertAccessDeclared(op: ApiOperation, owner: string): void {
     (typeof access === 'object' && access !== null && ['repo', 'org', 'user', 'team', 'packages'].some((k) => k in access));
   if (!ok)
     throw new Error(
-      `${op.method.toUpperCase()} ${op.path} (from "${owner}") declares no access: set access to 'anyone', 'caller', 'site-admin' or a target ({ repo }, { org }, { user }, { team }, { packages })`,
+      `${op.method.toUpperCase()} ${op.path} (from "${owner}") declares no access: set access to ` +
+        `'anyone', 'caller', 'site-admin' or a target ({ repo }, { org }, { user }, { team }, { ` +
+        `packages })`,
     );
   if (typeof access === 'object') {
     const names = paramNames(access as Exclude<OperationAccess, string>);
     const missing = names.filter((n) => !op.path.includes(`{${n}}`));
     if (missing.length)
       throw new Error(
-        `${op.method.toUpperCase()} ${op.path} (from "${owner}"): its access names path parameter(s) ${missing.join(', ')} that the path does not have`,
+        `${op.method.toUpperCase()} ${op.path} (from "${owner}"): its access names path ` +
+          `parameter(s) ${missing.join(', ')} that the path does not have`,
       );
   }
 }

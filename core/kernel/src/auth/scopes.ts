@@ -55,7 +55,9 @@ export function normalizeScopes(requested: readonly string[]): string {
       const rank = SCOPE_LEVELS.indexOf(level);
       if (rank < 0 || !SCOPE_CATEGORIES.includes(category) || scope.split(':').length !== 2) {
         throw ApiError.badRequest(
-          `invalid access token scope "${entry}": allowed are "all", "public-only" and LEVEL:CATEGORY with level one of ${SCOPE_LEVELS.join(', ')} and category one of ${SCOPE_CATEGORIES.join(', ')}`,
+          `invalid access token scope "${entry}": allowed are "all", "public-only" and ` +
+            `LEVEL:CATEGORY with level one of ${SCOPE_LEVELS.join(', ')} and category one of ` +
+            `${SCOPE_CATEGORIES.join(', ')}`,
         );
       }
       best.set(category, Math.max(best.get(category) ?? -1, rank));

@@ -81,7 +81,8 @@ export function resolveDatabase(url: string, dataDir: string, poolMax: number): 
       };
     default:
       throw new ConfigError(
-        `database.URL = ${JSON.stringify(display)}: unsupported scheme "${parsed.protocol}"; allowed: sqlite:, mysql:, mariadb:, postgres:, postgresql:`,
+        `database.URL = ${JSON.stringify(display)}: unsupported scheme "${parsed.protocol}"; ` +
+          `allowed: sqlite:, mysql:, mariadb:, postgres:, postgresql:`,
       );
   }
 }

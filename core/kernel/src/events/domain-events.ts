@@ -102,7 +102,9 @@ export function tapDomainEvents(deps: Pick<KernelServices, 'hooks' | 'users' | '
       type: e.type,
       name: e.name,
       version: e.version,
-      html_url: `${root}${encodeURIComponent(e.ownerName)}/-/packages/${encodeURIComponent(e.type)}/${encodeURIComponent(e.name)}/${encodeURIComponent(e.version)}`,
+      html_url:
+        `${root}${encodeURIComponent(e.ownerName)}/-/packages/${encodeURIComponent(e.type)}/` +
+        `${encodeURIComponent(e.name)}/${encodeURIComponent(e.version)}`,
       created_at: new Date().toISOString(),
       creator: creator ? users.toApi(creator, null) : null,
     };

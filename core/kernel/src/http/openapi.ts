@@ -63,7 +63,10 @@ export function buildOpenApi(
     info: {
       title: `${info.title} API`,
       description:
-        'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token categories an operation needs; the level follows the HTTP method (GET read, DELETE delete, others write). x-hearth-access states what the operation acts on and the access it needs (see the Permissions section of the README).',
+        'The Hearth API speaks the dialect of Gitea /api/v1. x-hearth-scopes lists the token ' +
+        'categories an operation needs; the level follows the HTTP method (GET read, DELETE ' +
+        'delete, others write). x-hearth-access states what the operation acts on and the access ' +
+        'it needs (see the Permissions section of the README).',
       license: { name: 'MIT', url: 'http://opensource.org/licenses/MIT' },
       version: info.version,
     },

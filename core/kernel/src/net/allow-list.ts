@@ -146,7 +146,10 @@ export function migrationsPolicy(config: HearthConfig): OutboundPolicy {
       if (allowed.length && !allowed.some((m) => m(name))) return `${name} is not in migrations.ALLOWED_DOMAINS`;
       const kind = classifyAddress(address);
       if (kind !== 'external' && !local)
-        return `${name} resolves to a ${kind === 'special' ? 'reserved' : kind} address (${normalise(address).ip}); set migrations.ALLOW_LOCALNETWORKS to allow it`;
+        return (
+          `${name} resolves to a ${kind === 'special' ? 'reserved' : kind} address (` +
+          `${normalise(address).ip}); set migrations.ALLOW_LOCALNETWORKS to allow it`
+        );
       return null;
     },
   };

@@ -284,7 +284,8 @@ export class PackageService implements PackageRegistry {
       const usage = await this.ownerUsage(input.ownerId);
       if (!existing && countLimit >= 0 && usage.count >= countLimit) {
         throw ApiError.unprocessable(
-          `package quota exceeded: the owner has ${usage.count} package versions and the limit (packages.LIMIT_TOTAL_OWNER_COUNT) is ${countLimit}`,
+          `package quota exceeded: the owner has ${usage.count} package versions and the limit ` +
+            `(packages.LIMIT_TOTAL_OWNER_COUNT) is ${countLimit}`,
         );
       }
       if (sizeLimit >= 0) {
@@ -292,7 +293,8 @@ export class PackageService implements PackageRegistry {
         if (input.declaredSize !== undefined && input.declaredSize > maxBytes) {
           throw new ApiError(
             413,
-            `package quota exceeded: the file has ${input.declaredSize} bytes and the owner has ${maxBytes} of ${sizeLimit} bytes left (packages.LIMIT_TOTAL_OWNER_SIZE)`,
+            `package quota exceeded: the file has ${input.declaredSize} bytes and the owner has ` +
+              `${maxBytes} of ${sizeLimit} bytes left (packages.LIMIT_TOTAL_OWNER_SIZE)`,
           );
         }
       }

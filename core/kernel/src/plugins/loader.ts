@@ -32,7 +32,9 @@ export async function loadPlugins(config: HearthConfig, baseDir: string): Promis
     }
     if (!semver.validRange(plugin.apiVersion) || !semver.satisfies(PLUGIN_API_VERSION, plugin.apiVersion)) {
       throw new ConfigError(
-        `plugins.${name}: the plugin needs plugin API ${JSON.stringify(plugin.apiVersion)}, but this Hearth provides ${PLUGIN_API_VERSION}; install a version of "${spec}" made for plugin API ^${semver.major(PLUGIN_API_VERSION)}.0.0`,
+        `plugins.${name}: the plugin needs plugin API ${JSON.stringify(plugin.apiVersion)}, but ` +
+          `this Hearth provides ${PLUGIN_API_VERSION}; install a version of "${spec}" made for ` +
+          `plugin API ^${semver.major(PLUGIN_API_VERSION)}.0.0`,
       );
     }
     loaded.set(name, { plugin, settings: validateSettings(name, plugin, entry.settings ?? {}), resolvedFrom });
@@ -48,7 +50,8 @@ function resolvePackage(name: string, spec: string, baseDir: string): string {
     const shipped = shippedPluginNames();
     throw new ConfigError(
       `plugins.${name}: cannot find the plugin package "${spec}"${isPath ? ` (resolved from ${baseDir})` : ''}. ` +
-        `Plugins shipped with Hearth: ${shipped.join(', ') || 'none'}; for another plugin set plugins.${name}.package to its package name or path.`,
+        `Plugins shipped with Hearth: ${shipped.join(', ') || 'none'}; for another plugin set ` +
+        `plugins.${name}.package to its package name or path.`,
     );
   }
 }
@@ -150,7 +153,9 @@ function orderByRequires(loaded: Map<string, LoadedPlugin>): LoadedPlugin[] {
       const provider = providers.get(need.id);
       if (!provider) {
         throw new ConfigError(
-          `plugins.${name}: requires the service "${need.id}", which no enabled plugin provides; enable the plugin that provides it (usually plugins.${need.id.split('.')[0]}) or disable plugins.${name}`,
+          `plugins.${name}: requires the service "${need.id}", which no enabled plugin provides; ` +
+            `enable the plugin that provides it (usually plugins.${need.id.split('.')[0]}) or disable ` +
+            `plugins.${name}`,
         );
       }
       deps.push(provider);

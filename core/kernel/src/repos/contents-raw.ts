@@ -35,9 +35,12 @@ const INLINE_TYPES: Record<string, string> = {
 /** Extensions that are text whatever their bytes look like at the start (served as text/plain). */
 const TEXT_EXTENSIONS = new Set(
   (
-    'txt md markdown rst adoc asciidoc org tex csv tsv log ini cfg conf toml yaml yml json jsonc json5 xml xsd xsl html htm xhtml css scss sass less ' +
-    'js mjs cjs jsx ts tsx mts cts vue svelte go rs c h cc cpp cxx hh hpp hxx m mm java kt kts scala groovy gradle cs fs fsx vb py pyi rb php pl pm t lua ' +
-    'r jl swift dart ex exs erl hrl hs lhs ml mli clj cljs edn lisp el scm rkt nim zig v sv vhd vhdl sh bash zsh fish ps1 psm1 bat cmd sql graphql gql ' +
+    'txt md markdown rst adoc asciidoc org tex csv tsv log ini cfg conf toml yaml yml json ' +
+    'jsonc json5 xml xsd xsl html htm xhtml css scss sass less ' +
+    'js mjs cjs jsx ts tsx mts cts vue svelte go rs c h cc cpp cxx hh hpp hxx m mm java kt kts ' +
+    'scala groovy gradle cs fs fsx vb py pyi rb php pl pm t lua ' +
+    'r jl swift dart ex exs erl hrl hs lhs ml mli clj cljs edn lisp el scm rkt nim zig v sv ' +
+    'vhd vhdl sh bash zsh fish ps1 psm1 bat cmd sql graphql gql ' +
     'proto thrift tf hcl nix dockerfile make mk cmake gitignore gitattributes editorconfig env properties patch diff'
   ).split(' '),
 );

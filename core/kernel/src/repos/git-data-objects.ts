@@ -91,11 +91,13 @@ export function objectOperations(deps: GitRouteDeps): ApiOperation[] {
           page: {
             type: 'integer',
             description:
-              "page number; the 'truncated' field in the response will be true if there are still more items after this page, false if the last page",
+              "page number; the 'truncated' field in the response will be true if there are still more " +
+              'items after this page, false if the last page',
           },
           per_page: {
             type: 'integer',
-            description: `number of items per page (at most api.DEFAULT_GIT_TREES_PER_PAGE, default ${config.api.DEFAULT_GIT_TREES_PER_PAGE})`,
+            description:
+              `number of items per page (at most api.DEFAULT_GIT_TREES_PER_PAGE, default ` + `${config.api.DEFAULT_GIT_TREES_PER_PAGE})`,
           },
         },
       },

@@ -193,7 +193,9 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
         let object = commit;
         if (message && message.trim()) {
           const tagger = userIdentity(req.principal!.user, await users.rowOf(req.principal!), config.service.NO_REPLY_ADDRESS);
-          const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger.name} <${tagger.email}> ${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
+          const body =
+            `object ${commit}\ntype commit\ntag ${name}\ntagger ${tagger.name} <${tagger.email}> ` +
+            `${nowUnix()} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
           object = await gitText(['mktag'], { gitDir: r.gitDir, input: body });
         }
         if (!(await repos.updateRef(r.resolved.repo, ref, ZERO_ID, object, req.principal!.user, 'hearth: tag created through the API'))) {

@@ -40,7 +40,10 @@ export function isObjectId(value: string): boolean {
 /** Characters HFS+ ignores in names (git's protectHFS list), so `.g\u200cit` is `.git` on a Mac. */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
-/** A segment some checkout would take for the `.git` directory: any case, trailing dots or spaces (NTFS), its 8.3 name, HFS-ignorable characters. */
+/**
+ * A segment some checkout would take for the `.git` directory: any case, trailing dots or spaces (NTFS), its 8.3 name,
+ * HFS-ignorable characters.
+ */
 export function isGitDirName(segment: string): boolean {
   const s = segment
     .replace(HFS_IGNORABLE, '')

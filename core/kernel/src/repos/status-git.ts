@@ -13,7 +13,8 @@ export async function requireCompleteCommit(gitDir: string, raw: string): Promis
   const sha = raw.toLowerCase();
   if (!COMPLETE_ID.test(sha)) {
     throw ApiError.unprocessable(
-      `sha must be the complete commit id: 40 hexadecimal characters (64 in a SHA-256 repository), not an abbreviation or a ref [sha: ${raw}]`,
+      `sha must be the complete commit id: 40 hexadecimal characters (64 in a SHA-256 ` +
+        `repository), not an abbreviation or a ref [sha: ${raw}]`,
     );
   }
   const [answer] = await batchCheck(gitDir, [sha]);

@@ -15,7 +15,8 @@ import { ApiError } from '@hearth/plugin-api';
 
 /** Gitea's wording, sent with every license for compatibility with GitHub's license API. */
 export const LICENSE_IMPLEMENTATION =
-  'Create a text file (typically named LICENSE or LICENSE.txt) in the root of your source code and copy the text of the license into the file';
+  'Create a text file (typically named LICENSE or LICENSE.txt) in the root of your source ' +
+  'code and copy the text of the license into the file';
 
 /** Gitea's default `[repository] PREFERRED_LICENSES`: listed first, the rest follow by key. */
 export const DEFAULT_PREFERRED_LICENSES: readonly string[] = ['Apache-2.0', 'MIT'];

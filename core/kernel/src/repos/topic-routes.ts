@@ -5,7 +5,10 @@ import { repoOf } from '../access/operation-access';
 import { readableRepoIds } from '../access/readable-repos';
 import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 
-/** Gitea's topic rules: lower-case letters, digits and dashes, starting with a letter or digit, at most 35 characters; at most 25 per repository. */
+/**
+ * Gitea's topic rules: lower-case letters, digits and dashes, starting with a letter or digit, at most 35 characters;
+ * at most 25 per repository.
+ */
 const TOPIC = /^[a-z0-9][a-z0-9-]{0,34}$/;
 const MAX_TOPICS = 25;
 

@@ -145,7 +145,8 @@ export class S3BlobStore implements BlobStore {
     const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, crypto.createHash('sha256').update(canonical).digest('hex')].join('\n');
     const key4 = hmac(hmac(hmac(hmac(`AWS4${this.s3.secretAccessKey}`, day), region), 's3'), 'aws4_request');
     const signature = crypto.createHmac('sha256', key4).update(toSign).digest('hex');
-    headers.authorization = `AWS4-HMAC-SHA256 Credential=${this.s3.accessKeyId}/${scope}, SignedHeaders=${signed.join(';')}, Signature=${signature}`;
+    headers.authorization =
+      `AWS4-HMAC-SHA256 Credential=${this.s3.accessKeyId}/${scope}, SignedHeaders=` + `${signed.join(';')}, Signature=${signature}`;
 
     return new Promise((resolve, reject) => {
       const req = this.transport.request({

@@ -61,7 +61,8 @@ export function assertValidUserName(name: string): void {
   }
   if (!VALID_CHARS.test(name) || BAD_SEQUENCE.test(name)) {
     throw ApiError.unprocessable(
-      `name is invalid [name: ${name}]: use letters, digits, '-', '_' and '.', start with a letter or digit, and do not end with or repeat '-', '_' or '.'`,
+      `name is invalid [name: ${name}]: use letters, digits, '-', '_' and '.', start with a ` +
+        `letter or digit, and do not end with or repeat '-', '_' or '.'`,
     );
   }
 }
