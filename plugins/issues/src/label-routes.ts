@@ -37,31 +37,14 @@ type IndexIdParams = IndexParams & { id: number };
  * `hearth:exclusive-labels` tap enforces exclusive scopes there.
  */
 export function labelOperations(deps: IssueDeps, ctx: IssueContext): ApiOperation[] {
-  const { db, hooks } = deps;
-  const events = issueEvents(deps, ctx);
+  return [...repoLabelOperations(deps, ctx), ...issueLabelOperations(deps, ctx)];
+}
 
-  /** Set an issue's labels to `wanted` (in order) through issue.mutate; returns the stored labels. */
-  const setIssueLabels = async (o: OpenedRepo, req: ApiRequest<any, any, IndexParams>, wanted: (current: LabelRow[]) => LabelRow[]) => {
-    const issue = await ctx.issueByIndex(o.r, req.params.index);
-    await inTransaction(db, async (trx) => {
-      const current = (await ctx.labelsOf([issue.id], trx)).get(issue.id) ?? [];
-      const next = wanted(current);
-      const mutation = await hooks.issue.mutate.promise(
-        { kind: 'labels', issueId: issue.id, repositoryId: o.r.id, changes: { labelIds: next.map((l) => l.id), labels: next } },
-        { actor: req.principal?.user ?? null, trx },
-      );
-      // Timeline: one label event per label added (content "1") or removed (content ""), as an edit's.
-      await replaceLabelsIn(trx, issue, (mutation.changes.labelIds as number[]).map(Number), req.principal?.user.id ?? 0);
-      await trx('issue').where('id', issue.id).update({ updated_unix: nowUnix() });
-    });
-    await events.issue('issue_label', o.r, issue.id, wantedCleared(req) ? 'label_cleared' : 'label_updated', req.principal?.user ?? null);
-    return ((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l));
-  };
+const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
 
-  /** Gitea sends `label_cleared` for DELETE /issues/{index}/labels, `label_updated` otherwise. */
-  const wantedCleared = (req: ApiRequest<any, any, any>) => req.raw.method === 'DELETE' && !('id' in (req.params as object));
-  const labelsBody = 'IssueLabelsOption';
-  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+/** A repository's labels: list, create, get, edit, delete. */
+function repoLabelOperations(deps: IssueDeps, ctx: IssueContext): ApiOperation[] {
+  const { db } = deps;
   return [
     {
       ...base,
@@ -174,6 +157,36 @@ export function labelOperations(deps: IssueDeps, ctx: IssueContext): ApiOperatio
         return noContent();
       },
     },
+  ];
+}
+
+/** The labels of one issue: get, add, replace, clear, remove one. */
+function issueLabelOperations(deps: IssueDeps, ctx: IssueContext): ApiOperation[] {
+  const { db, hooks } = deps;
+  const events = issueEvents(deps, ctx);
+
+  /** Set an issue's labels to `wanted` (in order) through issue.mutate; returns the stored labels. */
+  const setIssueLabels = async (o: OpenedRepo, req: ApiRequest<any, any, IndexParams>, wanted: (current: LabelRow[]) => LabelRow[]) => {
+    const issue = await ctx.issueByIndex(o.r, req.params.index);
+    await inTransaction(db, async (trx) => {
+      const current = (await ctx.labelsOf([issue.id], trx)).get(issue.id) ?? [];
+      const next = wanted(current);
+      const mutation = await hooks.issue.mutate.promise(
+        { kind: 'labels', issueId: issue.id, repositoryId: o.r.id, changes: { labelIds: next.map((l) => l.id), labels: next } },
+        { actor: req.principal?.user ?? null, trx },
+      );
+      // Timeline: one label event per label added (content "1") or removed (content ""), as an edit's.
+      await replaceLabelsIn(trx, issue, (mutation.changes.labelIds as number[]).map(Number), req.principal?.user.id ?? 0);
+      await trx('issue').where('id', issue.id).update({ updated_unix: nowUnix() });
+    });
+    await events.issue('issue_label', o.r, issue.id, wantedCleared(req) ? 'label_cleared' : 'label_updated', req.principal?.user ?? null);
+    return ((await ctx.labelsOf([issue.id])).get(issue.id) ?? []).map((l) => ctx.labelJson(o.r, l));
+  };
+
+  /** Gitea sends `label_cleared` for DELETE /issues/{index}/labels, `label_updated` otherwise. */
+  const wantedCleared = (req: ApiRequest<any, any, any>) => req.raw.method === 'DELETE' && !('id' in (req.params as object));
+  const labelsBody = 'IssueLabelsOption';
+  return [
     {
       ...base,
       method: 'get',

@@ -6,6 +6,7 @@ import {
   nowUnix,
   ok,
   OWNER_REPO_PARAMS,
+  ownerRepoParams,
   parseTime,
   type ApiOperation,
   type ApiRequest,
@@ -23,19 +24,9 @@ interface MilestoneBody {
 }
 type MsParams = RepoParams & { id: string };
 
-const MS_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as object),
-    id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      description: 'the milestone to get, identified by ID and if not available by name',
-    },
-  },
-  required: ['owner', 'repo', 'id'],
-};
+const MS_PARAMS: JsonSchema = ownerRepoParams({
+  id: { type: 'string', minLength: 1, maxLength: 255, description: 'the milestone to get, identified by ID and if not available by name' },
+});
 
 function state(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
@@ -52,7 +43,15 @@ function state(value: string | undefined): boolean | undefined {
  * time the state becomes closed. A closed milestone can still be assigned to issues.
  */
 export function milestoneOperations(deps: IssueDeps, ctx: IssueContext): ApiOperation[] {
-  const { db, http } = deps;
+  const lookups = milestoneLookups(deps, ctx);
+  return [...milestoneListOperations(deps, ctx, lookups), ...milestoneItemOperations(deps, ctx, lookups)];
+}
+
+const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+
+/** Finding a milestone of a repository and its JSON. */
+function milestoneLookups(deps: IssueDeps, ctx: IssueContext) {
+  const { db } = deps;
 
   /** By id, else by name (as Gitea). */
   const find = async (r: RepositoryInfo, ref: string): Promise<MilestoneRow> => {
@@ -67,7 +66,14 @@ export function milestoneOperations(deps: IssueDeps, ctx: IssueContext): ApiOper
   };
   const one = async (id: number) => (await ctx.milestoneJsons([toMilestone(await db('milestone').where('id', id).first())]))[0];
 
-  const base = { tag: 'issue', scopes: ['issue'] as ['issue'] };
+  return { find, one };
+}
+
+type MilestoneLookups = ReturnType<typeof milestoneLookups>;
+
+/** A repository's milestones: list, create. */
+function milestoneListOperations(deps: IssueDeps, ctx: IssueContext, { one }: MilestoneLookups): ApiOperation[] {
+  const { db, http } = deps;
   return [
     {
       ...base,
@@ -141,6 +147,13 @@ export function milestoneOperations(deps: IssueDeps, ctx: IssueContext): ApiOper
         return created(await one(id));
       },
     },
+  ];
+}
+
+/** One milestone, by id or name: get, edit, delete. */
+function milestoneItemOperations(deps: IssueDeps, ctx: IssueContext, { find, one }: MilestoneLookups): ApiOperation[] {
+  const { db } = deps;
+  return [
     {
       ...base,
       method: 'get',

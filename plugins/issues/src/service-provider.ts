@@ -10,7 +10,7 @@ import type {
   ReviewComment,
   TimelineEvent,
 } from './service';
-import { issueContext, type IssueDeps } from './issue-context';
+import { issueContext, type IssueContext, type IssueDeps } from './issue-context';
 import { ensureIssueCounter, inTransaction, toComment, toIssue, toLabel, type IssueRow, type LabelRow } from './issue-store';
 import { mentionedNames, mutateIssue, repoIdLookup, withPinLock } from './issue-actions';
 import { createIssueIn, createNotices, editIssueLocked, editNotices, type IssueEditChanges } from './issue-service';
@@ -45,8 +45,67 @@ const PARTICIPANT_COMMENT_TYPES = [COMMENT_TYPE.comment, COMMENT_TYPE.code, COMM
 
 /** The issues service other plugins get (`issuesRef`): plain data over the write path and the converters of the routes. */
 export function issuesService(deps: IssueDeps): IssuesService {
-  const { db, hooks } = deps;
   const ctx = issueContext(deps);
+  return {
+    ...issueReads(deps, ctx),
+    ...issueWrites(deps),
+    ...reviewCommentMethods(deps),
+    ...participationMethods(deps, ctx),
+    linkPullRequests: (link) => {
+      if (deps.pulls.link) throw new Error('the pull requests feature is linked already (one plugin owns pull requests)');
+      deps.pulls.link = link;
+    },
+  };
+}
+
+/** Finding issues, their JSON, and resolving the inputs of a write (labels, milestone, assignees). */
+function issueReads(
+  deps: IssueDeps,
+  ctx: IssueContext,
+): Pick<IssuesService, 'byId' | 'byIds' | 'byIndex' | 'list' | 'toApi' | 'resolveLabels' | 'assertMilestone' | 'resolveAssignees'> {
+  const { db } = deps;
+  return {
+    byId: async (id) => {
+      const row = await db('issue').where('id', id).first();
+      return row ? toIssueInfo(toIssue(row)) : null;
+    },
+    byIds: async (ids) => {
+      const out = new Map<number, Issue>();
+      if (ids.length)
+        for (const raw of await db('issue').whereIn('id', [...new Set(ids)])) out.set(toNumber(raw.id), toIssueInfo(toIssue(raw)));
+      return out;
+    },
+    byIndex: async (repositoryId, index) => {
+      const row = await db('issue').where({ repo_id: repositoryId, index }).first();
+      return row ? toIssueInfo(toIssue(row)) : null;
+    },
+    list: (query) => listIssues(db, query),
+    toApi: async (repository, issues, viewer) => {
+      if (issues.length === 0) return [];
+      const rows = new Map(
+        (
+          await db('issue').whereIn(
+            'id',
+            issues.map((i) => i.id),
+          )
+        ).map((raw: unknown) => [toIssue(raw).id, toIssue(raw)]),
+      );
+      return ctx.issueJsons(
+        repository,
+        issues.map((i) => rows.get(i.id)).filter((r): r is IssueRow => !!r),
+        viewer,
+      );
+    },
+
+    resolveLabels: async (repository, refs) => (await resolveUsableLabels(db, repository, refs)).map((l) => l.id),
+    assertMilestone: (repositoryId, milestoneId) => assertMilestoneOf(db, repositoryId, milestoneId),
+    resolveAssignees: (repository, isPull, assignee, assignees) => resolveAssignees(deps, repository, isPull, assignee, assignees),
+  };
+}
+
+/** The write path: create and edit (one `issue.mutate` per change, the timeline once), other mutations, merges, events. */
+function issueWrites(deps: IssueDeps): Pick<IssuesService, 'create' | 'edit' | 'mutate' | 'closeMerged' | 'touch' | 'recordEvent'> {
+  const { db, hooks } = deps;
 
   const rowById = async (id: number, q: Knex | Knex.Transaction = db): Promise<IssueRow> => {
     const row = await q('issue').where('id', id).first();
@@ -84,42 +143,6 @@ export function issuesService(deps: IssueDeps): IssuesService {
   };
 
   return {
-    byId: async (id) => {
-      const row = await db('issue').where('id', id).first();
-      return row ? toIssueInfo(toIssue(row)) : null;
-    },
-    byIds: async (ids) => {
-      const out = new Map<number, Issue>();
-      if (ids.length)
-        for (const raw of await db('issue').whereIn('id', [...new Set(ids)])) out.set(toNumber(raw.id), toIssueInfo(toIssue(raw)));
-      return out;
-    },
-    byIndex: async (repositoryId, index) => {
-      const row = await db('issue').where({ repo_id: repositoryId, index }).first();
-      return row ? toIssueInfo(toIssue(row)) : null;
-    },
-    list: (query) => listIssues(db, query),
-    toApi: async (repository, issues, viewer) => {
-      if (issues.length === 0) return [];
-      const rows = new Map(
-        (
-          await db('issue').whereIn(
-            'id',
-            issues.map((i) => i.id),
-          )
-        ).map((raw: unknown) => [toIssue(raw).id, toIssue(raw)]),
-      );
-      return ctx.issueJsons(
-        repository,
-        issues.map((i) => rows.get(i.id)).filter((r): r is IssueRow => !!r),
-        viewer,
-      );
-    },
-
-    resolveLabels: async (repository, refs) => (await resolveUsableLabels(db, repository, refs)).map((l) => l.id),
-    assertMilestone: (repositoryId, milestoneId) => assertMilestoneOf(db, repositoryId, milestoneId),
-    resolveAssignees: (repository, isPull, assignee, assignees) => resolveAssignees(deps, repository, isPull, assignee, assignees),
-
     create: async (input, actor, viewer, within) => {
       await ensureIssueCounter(db, input.repositoryId);
       // Referenced repositories are resolved before the transaction (see repoIdLookup).
@@ -195,7 +218,13 @@ export function issuesService(deps: IssueDeps): IssuesService {
         type: event.type,
         ...timelineFields(event),
       }),
+  };
+}
 
+/** The code comments of pull request reviews (comment rows with a review id). */
+function reviewCommentMethods(deps: IssueDeps): Pick<IssuesService, 'addReviewComment' | 'reviewComments' | 'removeComments'> {
+  const { db } = deps;
+  return {
     addReviewComment: async (c, trx) => {
       const now = nowUnix();
       return insertId(trx ?? db, 'comment', {
@@ -231,7 +260,16 @@ export function issuesService(deps: IssueDeps): IssuesService {
         .whereIn('id', [...commentIds])
         .delete();
     },
+  };
+}
 
+/** Who takes part in issues and what notifications and feeds show of them. */
+function participationMethods(
+  deps: IssueDeps,
+  ctx: IssueContext,
+): Pick<IssuesService, 'commentsToApi' | 'audience' | 'subjects' | 'mentionedUserIds'> {
+  const { db } = deps;
+  return {
     commentsToApi: async (commentIds, viewer) => {
       const out = new Map<number, Record<string, unknown>>();
       if (commentIds.length === 0) return out;
@@ -276,11 +314,6 @@ export function issuesService(deps: IssueDeps): IssuesService {
       const names = mentionedNames(text);
       if (names.length === 0) return [];
       return (await db('users').whereIn('lower_name', names).where('type', 0).select('id')).map((r: { id: unknown }) => toNumber(r.id));
-    },
-
-    linkPullRequests: (link) => {
-      if (deps.pulls.link) throw new Error('the pull requests feature is linked already (one plugin owns pull requests)');
-      deps.pulls.link = link;
     },
   };
 }

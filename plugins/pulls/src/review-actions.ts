@@ -68,8 +68,8 @@ export function cutDiffAroundLine(diff: string, line: number): string {
   return '';
 }
 
-/** What the review routes share: lookups, Gitea's checks, and the writes of reviews and their comments. */
-export function reviewActions(deps: PullDeps, svc: PullService) {
+/** Finding a pull request's reviews as the viewer may see them, their JSON, and whose verdicts count. */
+function reviewLookups(deps: PullDeps, svc: PullService) {
   const { db, users } = deps;
   const links = (o: OpenedBase, issue: Issue): ReviewLinks => ({
     prHtml: `${deps.forge.appUrl}${o.r.owner.name}/${o.r.name}/pulls/${issue.index}`,
@@ -94,6 +94,16 @@ export function reviewActions(deps: PullDeps, svc: PullService) {
     return rule ? deps.protection.isOfficialReviewer(rule, userId, hasWrite) : hasWrite;
   };
 
+  const loadItem = async (req: ApiRequest<any, any, IndexParams>, need: 'read' | 'participate') => {
+    const o = await svc.open(req, need);
+    return { o, item: await svc.load(o.r, req.params.index) };
+  };
+
+  return { links, visible, requireReview, one, official, loadItem };
+}
+
+/** Gitea's checks of a review, and the writes of reviews and their comments. */
+function reviewWrites(deps: PullDeps, svc: PullService, official: ReviewLookups['official']) {
   /** A code comment's diff hunk between the merge base and the reviewed commit. */
   const hunkFor = async (o: OpenedBase, pull: PullRow, commit: string, path: string, line: number): Promise<string> => {
     if (!pull.merge_base || !commit || !line) return '';
@@ -229,15 +239,19 @@ export function reviewActions(deps: PullDeps, svc: PullService) {
     });
   };
 
-  const loadItem = async (req: ApiRequest<any, any, IndexParams>, need: 'read' | 'participate') => {
-    const o = await svc.open(req, need);
-    return { o, item: await svc.load(o.r, req.params.index) };
-  };
+  return { hunkFor, validateComments, checkSubmit, addComments, submit, verdictIsOfficial, emitReviewed, newReview };
+}
 
-  // --- requested reviewers ------------------------------------------------------------------------
+type ReviewLookups = ReturnType<typeof reviewLookups>;
 
-  /** The reviewer's latest review row of a pull request (request rows included). */
-
+/** What the review routes share: lookups, Gitea's checks, and the writes of reviews and their comments. */
+export function reviewActions(deps: PullDeps, svc: PullService) {
+  const { links, visible, requireReview, one, official, loadItem } = reviewLookups(deps, svc);
+  const { hunkFor, validateComments, checkSubmit, addComments, submit, verdictIsOfficial, emitReviewed, newReview } = reviewWrites(
+    deps,
+    svc,
+    official,
+  );
   return {
     links,
     visible,

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Knex } from 'knex';
-import { ApiError, isApiError, type AttachmentInfo, type KernelHooks } from '@hearth/plugin-api';
+import { ApiError, isApiError, rowReader, toNumber, type AttachmentInfo, type KernelHooks } from '@hearth/plugin-api';
 import { createBlobStore, type BlobStore } from '../storage';
 import { KeyedQueue } from '../db/retry';
 import { nowUnix, unixToIso } from '../users/models';
@@ -46,22 +46,9 @@ export interface AttachmentRow {
   created_unix: number;
 }
 
-const num = (v: unknown): number => Number(v ?? 0);
-
-function toRow(raw: any): AttachmentRow {
-  return {
-    ...raw,
-    id: num(raw.id),
-    repo_id: num(raw.repo_id),
-    release_id: num(raw.release_id),
-    issue_id: num(raw.issue_id),
-    comment_id: num(raw.comment_id),
-    uploader_id: num(raw.uploader_id),
-    size: num(raw.size),
-    download_count: num(raw.download_count),
-    created_unix: num(raw.created_unix),
-  };
-}
+const toRow = rowReader<AttachmentRow>({
+  numbers: ['id', 'repo_id', 'release_id', 'issue_id', 'comment_id', 'uploader_id', 'size', 'download_count', 'created_unix'],
+});
 
 /** An attachment row as the plugin API hands it out. */
 export function attachmentInfo(row: AttachmentRow): AttachmentInfo {
@@ -311,7 +298,7 @@ export class AttachmentStore {
 
   private async deleteBlobIfUnused(sha: string): Promise<void> {
     const [{ n }] = await this.db('attachment').where('hash_sha256', sha).count({ n: '*' });
-    if (num(n) === 0) await this.blobs.delete(sha);
+    if (toNumber(n) === 0) await this.blobs.delete(sha);
   }
 
   async countDownload(row: AttachmentRow): Promise<void> {

@@ -7,6 +7,8 @@ import type { KernelHooks, Principal, ScopeLevel, UserInfo } from '@hearth/plugi
 import { grants } from '../auth/scopes';
 import {
   ApiError,
+  toBoolean,
+  toNumber,
   type PackageAccess,
   type PackageDownload,
   type PackageFileInfo,
@@ -46,9 +48,6 @@ export function packageSettings(config: PackageDeps['config']): PackageSettings 
 /** Gitea's package API answers a failed permission with a Basic challenge, so clients send credentials. */
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Hearth Package API"' };
 
-const num = (v: unknown): number => Number(v ?? 0);
-const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
-
 const VERSION_COLUMNS = [
   'v.id',
   'v.package_id',
@@ -78,29 +77,29 @@ const FILE_COLUMNS = [
 
 function toVersion(row: any): PackageVersionInfo {
   return {
-    id: num(row.id),
-    packageId: num(row.package_id),
-    ownerId: num(row.owner_id),
+    id: toNumber(row.id),
+    packageId: toNumber(row.package_id),
+    ownerId: toNumber(row.owner_id),
     type: row.type,
     name: row.name,
     version: row.version,
-    creatorId: num(row.creator_id),
-    createdAt: new Date(num(row.created_unix) * 1000),
-    downloadCount: num(row.download_count),
+    creatorId: toNumber(row.creator_id),
+    createdAt: new Date(toNumber(row.created_unix) * 1000),
+    downloadCount: toNumber(row.download_count),
     metadata: row.metadata_json ? JSON.parse(row.metadata_json) : null,
   };
 }
 
 function toFile(row: any): PackageFileInfo {
   return {
-    id: num(row.id),
-    versionId: num(row.version_id),
+    id: toNumber(row.id),
+    versionId: toNumber(row.version_id),
     name: row.name,
     compositeKey: row.composite_key ?? '',
-    isLead: bool(row.is_lead),
-    size: num(row.size),
+    isLead: toBoolean(row.is_lead),
+    size: toNumber(row.size),
     hashes: { md5: row.hash_md5, sha1: row.hash_sha1, sha256: row.hash_sha256, sha512: row.hash_sha512 },
-    createdAt: new Date(num(row.created_unix) * 1000),
+    createdAt: new Date(toNumber(row.created_unix) * 1000),
   };
 }
 
@@ -182,7 +181,7 @@ export class PackageService implements PackageRegistry {
       .where({ 'p.owner_id': ownerId, 'p.type': type, 'p.lower_name': name.toLowerCase() })
       .orderBy([{ column: 'v.created_unix' }, { column: 'v.id' }]);
     const versions = rows.map(toVersion);
-    if (rows.length && bool(rows[0].semver_compatible)) {
+    if (rows.length && toBoolean(rows[0].semver_compatible)) {
       versions.sort((a, b) => {
         const va = semver.valid(a.version);
         const vb = semver.valid(b.version);
@@ -214,7 +213,7 @@ export class PackageService implements PackageRegistry {
       ])
       .offset(paging.offset)
       .limit(paging.limit);
-    return { items: rows.map(toVersion), total: num(n) };
+    return { items: rows.map(toVersion), total: toNumber(n) };
   }
 
   async listFiles(versionId: number): Promise<PackageFileInfo[]> {
@@ -240,7 +239,7 @@ export class PackageService implements PackageRegistry {
       .join('package as p', 'p.id', 'v.package_id')
       .where('p.owner_id', ownerId)
       .count({ count: '*' });
-    return { size: num(size), count: num(count) };
+    return { size: toNumber(size), count: toNumber(count) };
   }
 
   /** See PackageRegistry.spool: the upload staging of `upload`, kept for the caller to read. */
@@ -329,7 +328,7 @@ export class PackageService implements PackageRegistry {
             trx('package').where({ owner_id: input.ownerId, type: input.type, lower_name: lowerName }).first('id'),
           );
         }
-        const packageId = num(pkg.id);
+        const packageId = toNumber(pkg.id);
         let created = false;
         let version = await trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id');
         if (!version) {
@@ -348,7 +347,7 @@ export class PackageService implements PackageRegistry {
             trx('package_version').where({ package_id: packageId, lower_version: lowerVersion }).first('id'),
           );
         }
-        const versionId = num(version.id);
+        const versionId = toNumber(version.id);
 
         let blob = await trx('package_blob').where({ hash_sha256: staged.hashes.sha256 }).first('id');
         if (!blob) {
@@ -373,11 +372,11 @@ export class PackageService implements PackageRegistry {
         if (old) {
           if ((input.onExisting ?? 'conflict') === 'conflict') throw ApiError.conflict(`package file already exists: ${input.filename}`);
           await trx('package_file').where({ id: old.id }).delete();
-          replacedBlobIds.push(num(old.blob_id));
+          replacedBlobIds.push(toNumber(old.blob_id));
         }
         const fileId = await insertOrNull(trx, 'package_file', {
           version_id: versionId,
-          blob_id: num(blob.id),
+          blob_id: toNumber(blob.id),
           name: input.filename,
           lower_name: lowerFile,
           composite_key: compositeKey,
@@ -458,8 +457,8 @@ export class PackageService implements PackageRegistry {
       if (!row) throw ApiError.notFound('package file does not exist');
       await trx('package_file').where({ id: row.id }).delete();
       const last = !(await trx('package_file').where({ version_id: row.version_id }).first('id'));
-      if (last) await this.deleteVersionRows(trx, num(row.version_id));
-      return { gone: await this.deleteUnreferencedBlobs(trx, [num(row.blob_id)]), versionGone: last };
+      if (last) await this.deleteVersionRows(trx, toNumber(row.version_id));
+      return { gone: await this.deleteUnreferencedBlobs(trx, [toNumber(row.blob_id)]), versionGone: last };
     });
     await this.removeBlobFiles(gone);
     if (versionGone && version) await this.deleted(version, actor);
@@ -474,7 +473,7 @@ export class PackageService implements PackageRegistry {
       await this.deleteVersionRows(trx, versionId);
       return this.deleteUnreferencedBlobs(
         trx,
-        files.map((f) => num(f.blob_id)),
+        files.map((f) => toNumber(f.blob_id)),
       );
     });
     await this.removeBlobFiles(gone);
@@ -507,12 +506,14 @@ export class PackageService implements PackageRegistry {
       const packages = await trx('package').where('owner_id', user.id).select('id');
       if (packages.length === 0) return;
       if (!purge) throw ApiError.unprocessable(`user still owns ${packages.length} packages; delete them first, or delete with purge=true`);
-      const packageIds = packages.map((p: { id: number }) => num(p.id));
+      const packageIds = packages.map((p: { id: number }) => toNumber(p.id));
       const versionIds = (await trx('package_version').whereIn('package_id', packageIds).select('id')).map((v: { id: number }) =>
-        num(v.id),
+        toNumber(v.id),
       );
       const blobIds = versionIds.length
-        ? (await trx('package_file').whereIn('version_id', versionIds).select('blob_id')).map((f: { blob_id: number }) => num(f.blob_id))
+        ? (await trx('package_file').whereIn('version_id', versionIds).select('blob_id')).map((f: { blob_id: number }) =>
+            toNumber(f.blob_id),
+          )
         : [];
       if (versionIds.length) await trx('package_file').whereIn('version_id', versionIds).delete();
       await trx('package_version').whereIn('package_id', packageIds).delete();

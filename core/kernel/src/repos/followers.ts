@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isUniqueViolation, nowUnix, type ApiRequest, type HttpHelpers, type KernelHooks } from '@hearth/plugin-api';
+import { isUniqueViolation, nowUnix, toNumber, type ApiRequest, type HttpHelpers, type KernelHooks } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import { whereReadable } from '../access/readable-repos';
 import type { RepositoryRow } from './models';
@@ -11,8 +11,6 @@ import type { RepoService } from './repo-service';
  * auto watch), `star` one per (user, repository) starred; `repositories.num_watches` and
  * `num_stars` are kept equal to the number of rows. The routes are in watches.ts and stars.ts.
  */
-
-const num = (v: unknown): number => Number(v ?? 0);
 
 /** Watch or unwatch a repository (idempotent) and keep its watcher count. */
 export async function watchRepo(db: Knex, userId: number, repoId: number, watching: boolean): Promise<void> {
@@ -60,13 +58,13 @@ async function recount(db: Knex | Knex.Transaction, watched: number[], starred: 
 /** The users watching a repository (normal and auto watches), in watch order. */
 export async function watcherIds(db: Knex, repoId: number): Promise<number[]> {
   return (await db('watch').where('repo_id', repoId).whereIn('mode', [1, 3]).orderBy('id').select('user_id')).map(
-    (r: { user_id: unknown }) => num(r.user_id),
+    (r: { user_id: unknown }) => toNumber(r.user_id),
   );
 }
 
 /** The repositories a user watches. */
 export async function watchedBy(db: Knex, userId: number): Promise<number[]> {
-  return (await db('watch').where('user_id', userId).orderBy('id').select('repo_id')).map((r: { repo_id: unknown }) => num(r.repo_id));
+  return (await db('watch').where('user_id', userId).orderBy('id').select('repo_id')).map((r: { repo_id: unknown }) => toNumber(r.repo_id));
 }
 
 /**
@@ -88,8 +86,8 @@ export function tapFollowers(hooks: KernelHooks, db: Knex): void {
   // Before the repositories' own tap (stage -100), so the purged repositories' rows can still be found.
   hooks.user.deleting.tapPromise({ name: 'hearth:watch', stage: -200 }, async ({ user, trx }) => {
     const owned = trx('repositories').where('owner_id', user.id).select('id');
-    const watched = (await trx('watch').where('user_id', user.id).select('repo_id')).map((r: { repo_id: number }) => num(r.repo_id));
-    const starred = (await trx('star').where('uid', user.id).select('repo_id')).map((r: { repo_id: number }) => num(r.repo_id));
+    const watched = (await trx('watch').where('user_id', user.id).select('repo_id')).map((r: { repo_id: number }) => toNumber(r.repo_id));
+    const starred = (await trx('star').where('uid', user.id).select('repo_id')).map((r: { repo_id: number }) => toNumber(r.repo_id));
     await trx('watch').where('user_id', user.id).orWhereIn('repo_id', owned.clone()).delete();
     await trx('star').where('uid', user.id).orWhereIn('repo_id', owned.clone()).delete();
     await recount(trx, watched, starred);
@@ -115,10 +113,10 @@ export function followerLists({ db, repos, users, http }: FollowerListDeps) {
     ]);
     const page: RepositoryRow[] = [];
     for (const r of rows as Array<{ repo_id: number }>) {
-      const repo = await repos.byId(num(r.repo_id));
+      const repo = await repos.byId(toNumber(r.repo_id));
       if (repo && (await users.byId(repo.owner_id))) page.push(repo);
     }
-    return http.paged(req as ApiRequest, await repos.toApiPage(page, req.principal), num((counted as any[])[0]?.n));
+    return http.paged(req as ApiRequest, await repos.toApiPage(page, req.principal), toNumber((counted as any[])[0]?.n));
   };
 
   /** A page of a repository's followers (`table` watch or star), in follow order. */
@@ -130,10 +128,10 @@ export function followerLists({ db, repos, users, http }: FollowerListDeps) {
     ]);
     const items = [];
     for (const r of rows) {
-      const u = await users.byId(num(r.uid));
+      const u = await users.byId(toNumber(r.uid));
       if (u) items.push(users.toApi(u, req.principal));
     }
-    return http.paged(req as ApiRequest, items, num((counted as any[])[0]?.n));
+    return http.paged(req as ApiRequest, items, toNumber((counted as any[])[0]?.n));
   };
 
   return { repoPage, userPage };
