@@ -6,6 +6,7 @@ import {
   noContent,
   ok,
   OWNER_REPO_PARAMS,
+  ownerRepoParams,
   parseTime,
   raw,
   type ApiOperation,
@@ -690,15 +691,10 @@ function pullByBaseHead(deps: PullDeps, svc: PullService, helpers: Helpers): Api
     path: '/repos/{owner}/{repo}/pulls/{base}/{head}',
     operationId: 'repoGetPullRequestByBaseHead',
     summary: 'Get a pull request by base and head',
-    params: {
-      type: 'object',
-      properties: {
-        ...(OWNER_REPO_PARAMS.properties as object),
-        base: { type: 'string', minLength: 1, maxLength: 255, description: 'base of the pull request to get' },
-        head: { type: 'string', minLength: 1, maxLength: 512, description: 'head of the pull request to get' },
-      },
-      required: ['owner', 'repo', 'base', 'head'],
-    },
+    params: ownerRepoParams({
+      base: { type: 'string', minLength: 1, maxLength: 255, description: 'base of the pull request to get' },
+      head: { type: 'string', minLength: 1, maxLength: 512, description: 'head of the pull request to get' },
+    }),
     responses: { 200: 'PullRequest', 404: 'APIError' },
     handler: async (req: ApiRequest<unknown, unknown, RepoParams & { base: string; head: string }>) => {
       const o = await svc.open(req, 'read');

@@ -41,32 +41,39 @@ const RAW_RESPONSE = { description: 'the raw file content', contentType: 'applic
  * single-file POST/PUT/DELETE are thin wrappers), raw and media downloads, language statistics
  * and EditorConfig definitions. Everything needs the code unit.
  */
-export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiOperation[] {
-  const maxBlobSize = () => config.api.DEFAULT_MAX_BLOB_SIZE;
+export function contentsOperations(deps: GitRouteDeps): ApiOperation[] {
+  return [...contentsReadOperations(deps), ...contentsChangeOperations(deps), ...rawFileOperations(), ...repoCodeInfoOperations()];
+}
 
-  const change = async (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput): Promise<FilesResponse> => {
-    const resolved = repoOf(req);
-    const principal = req.principal!;
-    // A protected branch takes file changes only from those its rule lets push (Gitea's VerifyBranchProtection).
-    const newBranch = input.new_branch?.trim();
-    const target = newBranch || input.branch?.trim() || resolved.repo.default_branch;
-    await assertRefChange(repos, resolved.repo, principal, `refs/heads/${target}`, newBranch ? 'create' : 'update');
-    return changeFiles(
-      {
-        repos,
-        urls: repoLinks(config, resolved.owner.name, resolved.repo.name),
-        maxBlobSize: maxBlobSize(),
-        noReplyAddress: config.service.NO_REPLY_ADDRESS,
-      },
-      resolved,
-      principal.user,
-      await users.rowOf(principal),
-      input,
-    );
-  };
+/** Change files through the one commit path, after the branch protection check (the contents API's only write). */
+async function changeContents(
+  { repos, users, config }: GitRouteDeps,
+  req: ApiRequest<unknown, unknown, RepoParams>,
+  input: ChangeFilesInput,
+): Promise<FilesResponse> {
+  const resolved = repoOf(req);
+  const principal = req.principal!;
+  // A protected branch takes file changes only from those its rule lets push (Gitea's VerifyBranchProtection).
+  const newBranch = input.new_branch?.trim();
+  const target = newBranch || input.branch?.trim() || resolved.repo.default_branch;
+  await assertRefChange(repos, resolved.repo, principal, `refs/heads/${target}`, newBranch ? 'create' : 'update');
+  return changeFiles(
+    {
+      repos,
+      urls: repoLinks(config, resolved.owner.name, resolved.repo.name),
+      maxBlobSize: config.api.DEFAULT_MAX_BLOB_SIZE,
+      noReplyAddress: config.service.NO_REPLY_ADDRESS,
+    },
+    resolved,
+    principal.user,
+    await users.rowOf(principal),
+    input,
+  );
+}
 
-  /** The options shared by the single-file calls, as ChangeFilesOptions minus `files`. */
-  const common = (body: Record<string, any>): Omit<ChangeFilesInput, 'files'> => ({
+/** The options shared by the single-file calls, as ChangeFilesOptions minus `files`. */
+function commonChangeOptions(body: Record<string, any>): Omit<ChangeFilesInput, 'files'> {
+  return {
     branch: body.branch,
     new_branch: body.new_branch,
     message: body.message,
@@ -74,16 +81,24 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
     committer: body.committer,
     dates: body.dates,
     signoff: body.signoff,
-  });
-
-  const single = (res: FilesResponse) => ({ content: res.files[0] ?? null, commit: res.commit, verification: res.verification });
-
-  const raw = async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
-    const resolved = repoOf(req);
-    const target = await rawTarget(resolved, assertValidTreePath(req.params.filepath), req.query.ref);
-    return serveRaw(resolved, target, req.headers['if-none-match']);
   };
+}
 
+/** A single-file call's answer: the one file of a FilesResponse. */
+function singleFile(res: FilesResponse) {
+  return { content: res.files[0] ?? null, commit: res.commit, verification: res.verification };
+}
+
+/** A raw or media download of a file at a ref. */
+async function rawFile(req: ApiRequest<unknown, RefQuery, FileParams>) {
+  const resolved = repoOf(req);
+  const target = await rawTarget(resolved, assertValidTreePath(req.params.filepath), req.query.ref);
+  return serveRaw(resolved, target, req.headers['if-none-match']);
+}
+
+/** Reading the root directory, and any file or directory, at a ref. */
+function contentsReadOperations({ config }: GitRouteDeps): ApiOperation[] {
+  const maxBlobSize = () => config.api.DEFAULT_MAX_BLOB_SIZE;
   return [
     {
       method: 'get',
@@ -130,6 +145,13 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
         );
       },
     },
+  ];
+}
+
+/** Changing files: several in one commit, or one file created, updated or deleted. */
+function contentsChangeOperations(deps: GitRouteDeps): ApiOperation[] {
+  const change = (req: ApiRequest<unknown, unknown, RepoParams>, input: ChangeFilesInput) => changeContents(deps, req, input);
+  return [
     {
       method: 'post',
       path: '/repos/{owner}/{repo}/contents',
@@ -160,9 +182,9 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       responses: { 201: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
         created(
-          single(
+          singleFile(
             await change(req, {
-              ...common(req.body),
+              ...commonChangeOptions(req.body),
               files: [{ operation: 'create', path: req.params.filepath, content: req.body.content }],
             }),
           ),
@@ -183,9 +205,9 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       responses: { 200: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) =>
         ok(
-          single(
+          singleFile(
             await change(req, {
-              ...common(req.body),
+              ...commonChangeOptions(req.body),
               files: [
                 {
                   operation: 'update',
@@ -215,7 +237,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       handler: async (req: ApiRequest<Record<string, any>, unknown, FileParams>) => {
         try {
           const res = await change(req, {
-            ...common(req.body),
+            ...commonChangeOptions(req.body),
             files: [{ operation: 'delete', path: req.params.filepath, sha: req.body.sha }],
           });
           return ok({ content: null, commit: res.commit, verification: res.verification });
@@ -226,6 +248,12 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
         }
       },
     },
+  ];
+}
+
+/** Raw file downloads (media serves the same while Git LFS is not stored). */
+function rawFileOperations(): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/repos/{owner}/{repo}/raw/{filepath*}',
@@ -237,7 +265,7 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       params: FILE_PARAMS,
       query: REF_QUERY,
       responses: { 200: RAW_RESPONSE, 404: 'APIError' },
-      handler: raw,
+      handler: rawFile,
     },
     {
       method: 'get',
@@ -251,8 +279,14 @@ export function contentsOperations({ repos, users, config }: GitRouteDeps): ApiO
       query: REF_QUERY,
       responses: { 200: RAW_RESPONSE, 404: 'APIError' },
       // Git LFS is not stored yet: media serves what git holds (a pointer file for an LFS-tracked path).
-      handler: raw,
+      handler: rawFile,
     },
+  ];
+}
+
+/** Language statistics and EditorConfig definitions. */
+function repoCodeInfoOperations(): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/repos/{owner}/{repo}/languages',

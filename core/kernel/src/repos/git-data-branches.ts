@@ -4,7 +4,7 @@ import { readCommits, toPayloadCommits } from './commit-json';
 import { gitRepoOf, listRefs, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
 import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
-import { OWNER_REPO_PARAMS } from './repo-routes';
+import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 import {
   canMergeUnderRule,
@@ -23,14 +23,9 @@ interface CreateBranchBody {
   old_branch_name?: string;
 }
 
-const BRANCH_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as object),
-    branch: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the branch (may contain /)' },
-  },
-  required: ['owner', 'repo', 'branch'],
-};
+const BRANCH_PARAMS: JsonSchema = ownerRepoParams({
+  branch: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the branch (may contain /)' },
+});
 
 const HEADS = 'refs/heads/';
 

@@ -39,6 +39,24 @@ function notePaths(sha: string): string[] {
 
 /** Commit listings, single commits, comparisons and notes. */
 export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
+  return [...commitReadOperations(deps), ...noteOperations(deps)];
+}
+
+/** Gitea's older paging headers, kept for clients that read them. */
+function legacyPagingHeaders(page: number, limit: number, total: number): Record<string, string> {
+  const pageCount = Math.ceil(total / limit);
+  return {
+    'X-Page': String(page),
+    'X-PerPage': String(limit),
+    'X-Total': String(total),
+    'X-PageCount': String(pageCount),
+    'X-HasMore': String(page < pageCount),
+    'Access-Control-Expose-Headers': 'X-Total-Count, Link, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore',
+  };
+}
+
+/** Listing commits, reading one, and comparing two. */
+function commitReadOperations(deps: GitRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get',
@@ -91,17 +109,7 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
         if (path && total === 0) throw ApiError.notFound(`no commit touches the path [path: ${path}]`);
         const items = await toApiCommits(deps, r.gitDir, r.links, req.principal, commits, commitOptionsOf(q));
         const response = deps.http.paged(req, items, total);
-        const pageCount = Math.ceil(total / limit);
-        // Gitea's older paging headers, kept for clients that read them.
-        response.headers = {
-          ...response.headers,
-          'X-Page': String(page),
-          'X-PerPage': String(limit),
-          'X-Total': String(total),
-          'X-PageCount': String(pageCount),
-          'X-HasMore': String(page < pageCount),
-          'Access-Control-Expose-Headers': 'X-Total-Count, Link, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore',
-        };
+        response.headers = { ...response.headers, ...legacyPagingHeaders(page, limit, total) };
         return response;
       },
     },
@@ -156,6 +164,12 @@ export function commitOperations(deps: GitRouteDeps): ApiOperation[] {
         return ok({ total_commits: commits.length, commits: await toApiCommits(deps, r.gitDir, r.links, req.principal, commits, options) });
       },
     },
+  ];
+}
+
+/** Git notes (refs/notes/commits) of a commit. */
+function noteOperations(deps: GitRouteDeps): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/repos/{owner}/{repo}/git/notes/{sha}',

@@ -4,13 +4,13 @@ import { gitRepoOf, listRefs, type GitDataRepo } from './git-data-git';
 import { escapeSegments } from './links';
 import { batchCheck, resolveRevision } from './revisions';
 import { isObjectId } from './names';
-import { OWNER_REPO_PARAMS } from './repo-routes';
+import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, type GitRouteDeps } from './route-deps';
 
 type ShaParams = { owner: string; repo: string; sha: string };
 
 function withParam(name: string, schema: JsonSchema): JsonSchema {
-  return { type: 'object', properties: { ...(OWNER_REPO_PARAMS.properties as object), [name]: schema }, required: ['owner', 'repo', name] };
+  return ownerRepoParams({ [name]: schema });
 }
 
 const SHA_PARAMS = withParam('sha', {

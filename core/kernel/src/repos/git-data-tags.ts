@@ -7,7 +7,7 @@ import { gitRepoOf, goDate, listRefs, readRef, type GitDataRepo } from './git-da
 import { escapeSegments, userIdentity, type RepoLinks } from './links';
 import { batchCheck, notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isObjectId, isValidRefName } from './names';
-import { OWNER_REPO_PARAMS } from './repo-routes';
+import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 
 type Params = { owner: string; repo: string; tag: string };
@@ -18,14 +18,9 @@ interface CreateTagBody {
   message?: string;
 }
 
-const TAG_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as object),
-    tag: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the tag (may contain /)' },
-  },
-  required: ['owner', 'repo', 'tag'],
-};
+const TAG_PARAMS: JsonSchema = ownerRepoParams({
+  tag: { type: 'string', minLength: 1, maxLength: 255, description: 'name of the tag (may contain /)' },
+});
 
 const TAGS = 'refs/tags/';
 
@@ -236,14 +231,7 @@ export function tagOperations(deps: GitRouteDeps): ApiOperation[] {
       summary: 'Gets the tag object of an annotated tag (not lightweight tags)',
       scopes: ['repository'],
       access: READ_CODE,
-      params: {
-        ...OWNER_REPO_PARAMS,
-        properties: {
-          ...(OWNER_REPO_PARAMS.properties as object),
-          sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' },
-        },
-        required: ['owner', 'repo', 'sha'],
-      },
+      params: ownerRepoParams({ sha: { type: 'string', maxLength: 64, description: 'sha of the tag object' } }),
       responses: { 200: 'AnnotatedTag', 404: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, { owner: string; repo: string; sha: string }>) => {
         const r = gitRepoOf(deps, req);

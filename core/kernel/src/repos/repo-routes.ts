@@ -8,7 +8,6 @@ import {
   type ApiRequest,
   type HttpHelpers,
   type Principal,
-  type RepositoryCounts,
 } from '@hearth/plugin-api';
 import type { UserService } from '../users/user-service';
 import type { UserRow } from '../users/models';
@@ -103,67 +102,97 @@ export function readableRepoQuery(repos: RepoService, viewer: Principal | null) 
 }
 
 /** Repository CRUD, listing and search (section category: repository). */
-export function repoOperations({ repos, users, http, templates }: RepoRouteDeps): ApiOperation[] {
-  const repoJson = (row: RepositoryRow, owner: UserRow, viewer: Principal | null, counts?: Map<number, RepositoryCounts>) =>
-    repos.toApi(row, owner, viewer, true, counts);
+export function repoOperations(deps: RepoRouteDeps): ApiOperation[] {
+  return [...repoCreationOperations(deps), ...singleRepoOperations(deps), ...repoListOperations(deps)];
+}
 
-  /** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
-  const initialFiles = (owner: UserRow, body: CreateRepoBody): InitialFiles | undefined => {
-    if (!body.auto_init) return undefined;
-    const files: InitialFiles = {};
-    const readme = templates.readme(body.readme || 'Default', {
-      Name: body.name,
-      Description: body.description ?? '',
-      Owner: owner.name,
-      CloneURLHTTPS: `${http.apiUrl('').replace(/api\/v1\/?$/, '')}${owner.name}/${body.name}.git`,
-    });
-    if (readme === null) throw ApiError.badRequest(`readme template does not exist [name: ${body.readme}]`);
-    files['README.md'] = readme;
-    if (body.gitignores)
-      files['.gitignore'] = templates.combinedGitignore(
-        body.gitignores
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      );
-    if (body.license) {
-      const license = templates.license(body.license);
-      if (!license) throw ApiError.badRequest(`license template does not exist [name: ${body.license}]`);
-      files.LICENSE = license.body;
-    }
-    return files;
-  };
+/** A repository's JSON with its permission computed for the viewer. */
+function repoJson(repos: RepoService, row: RepositoryRow, owner: UserRow, viewer: Principal | null) {
+  return repos.toApi(row, owner, viewer, true);
+}
 
-  const createFor = async (owner: UserRow, req: ApiRequest<CreateRepoBody>) => {
-    const body = req.body;
-    if (!body.auto_init && (body.readme || body.license || body.gitignores)) {
-      // Gitea ignores templates without auto_init; validating them still catches typos early.
-      initialFiles(owner, { ...body, auto_init: true });
-    }
-    const row = await repos.create(
-      owner,
-      {
-        name: body.name,
-        description: body.description,
-        private: body.private,
-        template: body.template,
-        defaultBranch: body.default_branch,
-        initialFiles: initialFiles(owner, body),
-        issueLabels: body.issue_labels || undefined,
-      },
-      req.principal!.user,
+/** The first commit's files from the creation options; unknown templates are the client's 400, found before anything is written. */
+function initialFiles({ http, templates }: RepoRouteDeps, owner: UserRow, body: CreateRepoBody): InitialFiles | undefined {
+  if (!body.auto_init) return undefined;
+  const files: InitialFiles = {};
+  const readme = templates.readme(body.readme || 'Default', {
+    Name: body.name,
+    Description: body.description ?? '',
+    Owner: owner.name,
+    CloneURLHTTPS: `${http.apiUrl('').replace(/api\/v1\/?$/, '')}${owner.name}/${body.name}.git`,
+  });
+  if (readme === null) throw ApiError.badRequest(`readme template does not exist [name: ${body.readme}]`);
+  files['README.md'] = readme;
+  if (body.gitignores)
+    files['.gitignore'] = templates.combinedGitignore(
+      body.gitignores
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     );
-    return created(await repoJson(row, owner, req.principal));
-  };
+  if (body.license) {
+    const license = templates.license(body.license);
+    if (!license) throw ApiError.badRequest(`license template does not exist [name: ${body.license}]`);
+    files.LICENSE = license.body;
+  }
+  return files;
+}
 
-  const listPage = async (req: ApiRequest, query: ReturnType<RepoService['query']>) => {
-    const [rows, total] = await Promise.all([
-      query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
-      query.clone().resultSize(),
-    ]);
-    return { items: await repos.toApiPage(rows, req.principal), total };
-  };
+/** Create a repository for `owner` from a CreateRepoOption body (201 with its JSON). */
+async function createRepoFor(deps: RepoRouteDeps, owner: UserRow, req: ApiRequest<CreateRepoBody>) {
+  const { repos } = deps;
+  const body = req.body;
+  if (!body.auto_init && (body.readme || body.license || body.gitignores)) {
+    // Gitea ignores templates without auto_init; validating them still catches typos early.
+    initialFiles(deps, owner, { ...body, auto_init: true });
+  }
+  const row = await repos.create(
+    owner,
+    {
+      name: body.name,
+      description: body.description,
+      private: body.private,
+      template: body.template,
+      defaultBranch: body.default_branch,
+      initialFiles: initialFiles(deps, owner, body),
+      issueLabels: body.issue_labels || undefined,
+    },
+    req.principal!.user,
+  );
+  return created(await repoJson(repos, row, owner, req.principal));
+}
 
+/** The changes an EditRepoOption body asks for, units and settings only when it names some. */
+function repoEditOf(b: EditRepoBody) {
+  const units: Partial<RepoUnits> = {};
+  for (const [field, unit] of Object.entries(UNIT_FIELDS)) if (typeof b[field] === 'boolean') units[unit] = b[field] as boolean;
+  const settings: Partial<RepoSettings> = {};
+  for (const field of SETTING_FIELDS) if (b[field] !== undefined) (settings as Record<string, unknown>)[field] = b[field];
+  return {
+    name: b.name,
+    description: b.description,
+    website: b.website,
+    private: b.private,
+    template: b.template,
+    archived: b.archived,
+    default_branch: b.default_branch,
+    units: Object.keys(units).length ? units : undefined,
+    settings: Object.keys(settings).length ? settings : undefined,
+  };
+}
+
+/** One page of a repository query, as JSON, with the total. */
+async function listPage(repos: RepoService, req: ApiRequest, query: ReturnType<RepoService['query']>) {
+  const [rows, total] = await Promise.all([
+    query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
+    query.clone().resultSize(),
+  ]);
+  return { items: await repos.toApiPage(rows, req.principal), total };
+}
+
+/** Creating a repository: for the caller, for a user by a site admin, in an organization. */
+function repoCreationOperations(deps: RepoRouteDeps): ApiOperation[] {
+  const { repos, users } = deps;
   return [
     {
       method: 'post',
@@ -177,7 +206,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       body: 'CreateRepoOption',
       bodyRequired: true,
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
-      handler: async (req: ApiRequest<CreateRepoBody>) => createFor((await users.rowOf(req.principal!))!, req),
+      handler: async (req: ApiRequest<CreateRepoBody>) => createRepoFor(deps, (await users.rowOf(req.principal!))!, req),
     },
     {
       method: 'post',
@@ -193,7 +222,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       params: { type: 'object', properties: { username: { type: 'string', maxLength: 255 } }, required: ['username'] },
       responses: { 201: 'Repository', 400: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) =>
-        createFor(await users.require(req.params.username), req),
+        createRepoFor(deps, await users.require(req.params.username), req),
     },
     {
       method: 'post',
@@ -212,9 +241,15 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         const org = ownerOf(req);
         if (!(await mayCreateRepoFor(repos, org, req.principal!)))
           throw ApiError.forbidden('you may not create repositories in this organization');
-        return createFor(org, req);
+        return createRepoFor(deps, org, req);
       },
     },
+  ];
+}
+
+/** One repository: read, edit, delete, and read by id. */
+function singleRepoOperations({ repos, users }: RepoRouteDeps): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/repos/{owner}/{repo}',
@@ -245,27 +280,8 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       responses: { 200: 'Repository', 422: 'APIError' },
       handler: async (req: ApiRequest<EditRepoBody, unknown, { owner: string; repo: string }>) => {
         const resolved = repoOf(req);
-        const b = req.body;
-        const units: Partial<RepoUnits> = {};
-        for (const [field, unit] of Object.entries(UNIT_FIELDS)) if (typeof b[field] === 'boolean') units[unit] = b[field] as boolean;
-        const settings: Partial<RepoSettings> = {};
-        for (const field of SETTING_FIELDS) if (b[field] !== undefined) (settings as Record<string, unknown>)[field] = b[field];
-        const row = await repos.edit(
-          resolved,
-          {
-            name: b.name,
-            description: b.description,
-            website: b.website,
-            private: b.private,
-            template: b.template,
-            archived: b.archived,
-            default_branch: b.default_branch,
-            units: Object.keys(units).length ? units : undefined,
-            settings: Object.keys(settings).length ? settings : undefined,
-          },
-          req.principal!.user,
-        );
-        return ok(await repoJson(row, resolved.owner, req.principal));
+        const row = await repos.edit(resolved, repoEditOf(req.body), req.principal!.user);
+        return ok(await repoJson(repos, row, resolved.owner, req.principal));
       },
     },
     {
@@ -303,9 +319,15 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         const { repo } = await repos.access.check(row, owner, req.principal, 'read').catch((err) => {
           throw isApiError(err) && err.status === 404 ? missing() : err;
         });
-        return ok(await repoJson(repo, owner, req.principal));
+        return ok(await repoJson(repos, repo, owner, req.principal));
       },
     },
+  ];
+}
+
+/** Searching repositories and listing a user's. */
+function repoListOperations({ repos, http }: RepoRouteDeps): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/repos/search',
@@ -345,7 +367,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
         const column =
           { alpha: 'lower_name', created: 'created_unix', updated: 'updated_unix', size: 'size', id: 'id' }[q.sort ?? 'id'] ?? 'id';
         query = query.orderBy(column, q.order === 'desc' ? 'desc' : 'asc');
-        const { items, total } = await listPage(req, query);
+        const { items, total } = await listPage(repos, req, query);
         const page = http.paged(req, items, total);
         return { ...page, body: { ok: true, data: page.body } };
       },
@@ -364,7 +386,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       handler: async (req) => {
         // Through the list rule: a public-only token lists what anyone may see.
         const query = readableRepoQuery(repos, req.principal).where('owner_id', req.principal!.user.id);
-        const { items, total } = await listPage(req, query);
+        const { items, total } = await listPage(repos, req, query);
         return http.paged(req, items, total);
       },
     },
@@ -381,7 +403,7 @@ export function repoOperations({ repos, users, http, templates }: RepoRouteDeps)
       responses: { 200: { description: 'RepositoryList', schema: { type: 'array', items: { $ref: 'Repository' } } } },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => {
         const query = readableRepoQuery(repos, req.principal).where('owner_id', ownerOf(req).id);
-        const { items, total } = await listPage(req, query);
+        const { items, total } = await listPage(repos, req, query);
         return http.paged(req, items, total);
       },
     },

@@ -1,12 +1,11 @@
-import fsp from 'node:fs/promises';
-import { ApiError, created, stream, type ApiOperation, type ApiRequest, type ApiResponse, type JsonSchema } from '@hearth/plugin-api';
+import { created, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { unixToIso, type UserRow } from '../users/models';
 import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 import { repoOf } from '../access/operation-access';
-import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
-import { COMPLETE_ID, requireCompleteCommit } from './status-git';
+import { archiveOperations } from './archive-routes';
+import { requireCompleteCommit } from './status-git';
 import { resolveCommit } from './revisions';
 import { CommitStatusStore, type CommitStatusRow, type StatusSort, type StatusState } from './status-store';
 
@@ -20,13 +19,6 @@ const withParam = (name: string, schema: JsonSchema): JsonSchema => ({
 
 const SHA_PARAMS = withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'complete id of the commit' });
 const REF_PARAMS = withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'name of branch/tag/commit' });
-const ARCHIVE_PARAMS = withParam('archive', {
-  type: 'string',
-  minLength: 1,
-  maxLength: 1024,
-  description: 'the git reference for download with attached archive format (e.g. master.zip)',
-});
-
 const STATE_ENUM = ['pending', 'success', 'error', 'failure', 'warning'];
 const LIST_QUERY: JsonSchema = {
   type: 'object',
@@ -47,40 +39,46 @@ interface CreateStatusBody {
 /**
  * Commit statuses (what CI systems post against a commit) and repository archives. Both are
  * reached by commit: statuses are created and listed by complete commit id, or read by any
- * branch, tag or id through /commits/{ref}; archives are made per commit and cached.
+ * branch, tag or id through /commits/{ref}; archives are made per commit and cached (archive-routes.ts).
  */
 export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
-  const { repos, users, http, config } = deps;
+  return [...commitStatusOperations(deps), ...archiveOperations(deps)];
+}
+
+/** The API path of a repository, as status URLs name it. */
+function repoApiPath(resolved: ResolvedRepo): string {
+  return `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
+}
+
+/**
+ * Gitea's CommitStatus. As in Gitea, `id` is the status's index among its commit's statuses,
+ * the JSON field of the state is `status`, and the creator is shown as an anonymous caller
+ * would see them (null once the account is gone).
+ */
+async function statusJson({ users, http }: GitRouteDeps, resolved: ResolvedRepo, rows: CommitStatusRow[]) {
+  const creators = new Map<number, UserRow | undefined>();
+  for (const id of new Set(rows.map((r) => r.creator_id))) creators.set(id, id ? await users.byId(id) : undefined);
+  return rows.map((row) => {
+    const creator = creators.get(row.creator_id);
+    return {
+      id: row.index,
+      status: row.state,
+      target_url: row.target_url,
+      description: row.description,
+      url: http.apiUrl(`${repoApiPath(resolved)}/statuses/${row.sha}`),
+      context: row.context,
+      creator: creator ? users.toApi(creator, null) : null,
+      created_at: unixToIso(Number(row.created_unix)),
+      updated_at: unixToIso(Number(row.updated_unix)),
+    };
+  });
+}
+
+/** Creating, listing and combining a commit's statuses. */
+function commitStatusOperations(deps: GitRouteDeps): ApiOperation[] {
+  const { repos, http } = deps;
   // The kernel's knex, from the repository query builder (GitRouteDeps carries no db handle).
   const store = new CommitStatusStore(repos.query().knex());
-  const archives = new ArchiveCache(config.server.DATA_DIR);
-
-  const repoApiPath = (resolved: ResolvedRepo) =>
-    `/repos/${encodeURIComponent(resolved.owner.name)}/${encodeURIComponent(resolved.repo.name)}`;
-
-  /**
-   * Gitea's CommitStatus. As in Gitea, `id` is the status's index among its commit's statuses,
-   * the JSON field of the state is `status`, and the creator is shown as an anonymous caller
-   * would see them (null once the account is gone).
-   */
-  const statusJson = async (resolved: ResolvedRepo, rows: CommitStatusRow[]) => {
-    const creators = new Map<number, UserRow | undefined>();
-    for (const id of new Set(rows.map((r) => r.creator_id))) creators.set(id, id ? await users.byId(id) : undefined);
-    return rows.map((row) => {
-      const creator = creators.get(row.creator_id);
-      return {
-        id: row.index,
-        status: row.state,
-        target_url: row.target_url,
-        description: row.description,
-        url: http.apiUrl(`${repoApiPath(resolved)}/statuses/${row.sha}`),
-        context: row.context,
-        creator: creator ? users.toApi(creator, null) : null,
-        created_at: unixToIso(Number(row.created_unix)),
-        updated_at: unixToIso(Number(row.updated_unix)),
-      };
-    });
-  };
 
   const listStatuses = async (
     req: ApiRequest<unknown, { sort?: StatusSort; state?: StatusState }>,
@@ -88,7 +86,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
     sha: string,
   ) => {
     const { rows, total } = await store.list(resolved.repo.id, sha, { ...req.paging, sort: req.query.sort, state: req.query.state });
-    return http.paged(req, await statusJson(resolved, rows), total);
+    return http.paged(req, await statusJson(deps, resolved, rows), total);
   };
 
   return [
@@ -118,7 +116,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
           context: body.context ?? '',
           creatorId: req.principal!.user.id,
         });
-        return created((await statusJson(resolved, [row]))[0]);
+        return created((await statusJson(deps, resolved, [row]))[0]);
       },
     },
     {
@@ -182,7 +180,7 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
             state,
             sha,
             total_count: total,
-            statuses: await statusJson(resolved, rows),
+            statuses: await statusJson(deps, resolved, rows),
             repository: await repos.toApi(resolved.repo, resolved.owner, req.principal),
             commit_url: http.apiUrl(`${repoApiPath(resolved)}/git/commits/${sha}`),
             url: http.apiUrl(`${repoApiPath(resolved)}/commits/${sha}/status`),
@@ -190,96 +188,5 @@ export function statusOperations(deps: GitRouteDeps): ApiOperation[] {
         };
       },
     },
-    {
-      method: 'get',
-      path: '/repos/{owner}/{repo}/archive/{archive*}',
-      operationId: 'repoGetArchive',
-      tag: 'repository',
-      summary: 'Get an archive of a repository',
-      scopes: ['repository'],
-      access: READ_CODE,
-      params: ARCHIVE_PARAMS,
-      responses: {
-        200: { description: 'the archive (zip, tar.gz or git bundle)' },
-        206: { description: 'the requested byte range of the archive' },
-        400: 'APIError',
-        416: { description: 'the byte range lies outside the archive' },
-      },
-      handler: async (req: ApiRequest<unknown, unknown, RepoParams & { archive: string }>) => {
-        const resolved = repoOf(req);
-        const { ref, format, contentType } = parseArchiveName(req.params.archive);
-        const repo = { id: resolved.repo.id, name: resolved.repo.name };
-        // A complete commit id whose archive is cached is served without running git at all.
-        const lowered = ref.toLowerCase();
-        const cached = COMPLETE_ID.test(lowered) ? archives.existing(repo, lowered, format) : null;
-        const commit = cached ? lowered : await resolveCommit(resolved.gitDir, ref, 'ref');
-        const file = cached ?? (await archives.ensure(repo, resolved.gitDir, commit, format));
-        const filename = `${resolved.repo.name}-${ref.replace(/\//g, '-')}.${format}`;
-        return serveFile(req, file, {
-          contentType,
-          etag: `"${commit}.${format === 'bundle' ? '' : `${resolved.repo.name}.`}${format}"`,
-          disposition: archiveDisposition(filename),
-          cacheControl: resolved.repo.is_private ? 'private, no-cache' : 'no-cache',
-        });
-      },
-    },
   ];
-}
-
-/**
- * Serve a file with conditional and single-range support: `If-None-Match` → 304; `Range`
- * (honoured unless an `If-Range` names another entity) → 206 with exactly those bytes, or 416
- * when it selects none; otherwise 200. HEAD gets the same headers and no body. The file is opened
- * once, so a concurrent replacement of the cache file cannot mix two versions in one answer.
- */
-async function serveFile(
-  req: ApiRequest,
-  file: string,
-  meta: { contentType: string; etag: string; disposition: string; cacheControl: string },
-): Promise<ApiResponse> {
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApiError.notFound('archive does not exist');
-    throw err;
-  }
-  let streaming = false;
-  try {
-    const { size } = await handle.stat();
-    const headers: Record<string, string> = {
-      'Accept-Ranges': 'bytes',
-      ETag: meta.etag,
-      'Cache-Control': meta.cacheControl,
-      'Content-Disposition': meta.disposition,
-      'Content-Type': meta.contentType,
-    };
-    const head = req.raw.method === 'HEAD';
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(',') : value;
-    };
-    if (etagMatches(header('if-none-match'), meta.etag, true))
-      return { status: 304, headers: { ETag: meta.etag, 'Cache-Control': meta.cacheControl } };
-
-    const ifRange = header('if-range');
-    const range = ifRange === undefined || etagMatches(ifRange, meta.etag, false) ? parseRange(header('range'), size) : null;
-    if (range === 'unsatisfiable') {
-      throw new ApiError(416, `range not satisfiable: the archive has ${size} bytes`, undefined, {
-        'Accept-Ranges': 'bytes',
-        'Content-Range': `bytes */${size}`,
-        ETag: meta.etag,
-      });
-    }
-    const status = range ? 206 : 200;
-    const start = range ? range.start : 0;
-    const end = range ? range.end : size - 1;
-    headers['Content-Length'] = String(Math.max(0, end - start + 1));
-    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    if (head || size === 0) return { status, headers };
-    streaming = true;
-    return stream(status, meta.contentType, handle.createReadStream({ start, end, autoClose: true }), headers);
-  } finally {
-    if (!streaming) await handle.close();
-  }
 }

@@ -3,7 +3,8 @@ import { containsCondition } from '../db/like';
 import { unixToIso } from '../users/models';
 import { repoOf } from '../access/operation-access';
 import { readableRepoIds } from '../access/readable-repos';
-import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
+import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
+import type { RepoRouteDeps } from './repo-routes';
 
 /**
  * Gitea's topic rules: lower-case letters, digits and dashes, starting with a letter or digit, at most 35 characters;
@@ -12,11 +13,7 @@ import { OWNER_REPO_PARAMS, type RepoRouteDeps } from './repo-routes';
 const TOPIC = /^[a-z0-9][a-z0-9-]{0,34}$/;
 const MAX_TOPICS = 25;
 
-const TOPIC_PARAMS = {
-  type: 'object',
-  properties: { ...(OWNER_REPO_PARAMS.properties as object), topic: { type: 'string', maxLength: 255 } },
-  required: ['owner', 'repo', 'topic'],
-};
+const TOPIC_PARAMS = ownerRepoParams({ topic: { type: 'string', maxLength: 255 } });
 
 /** Topics: list, replace, add and remove on a repository, and search across repositories. */
 export function topicOperations({ repos }: Pick<RepoRouteDeps, 'repos'>): ApiOperation[] {

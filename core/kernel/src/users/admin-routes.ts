@@ -38,33 +38,58 @@ interface EditUserBody {
 }
 
 /** `/admin/users…` and `/admin/emails…`: site administrators with the admin category. */
-export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users' | 'http'>): ApiOperation[] {
-  const admin = { tag: 'admin', scopes: ['admin'] as ['admin'], access: 'site-admin' as const, auth: 'siteAdmin' as const };
-  const emailList = { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } };
+export function adminUserOperations(deps: Pick<UserRouteDeps, 'users' | 'http'>): ApiOperation[] {
+  return [...adminAccountOperations(deps), ...adminEmailOperations(deps)];
+}
 
-  /** Emails joined with their owners' names, optionally filtered by a keyword. */
-  const emailPage = async (req: ApiRequest, keyword?: string) => {
-    let query = UserEmailRow.query(users.query().knex()).join('users', 'users.id', 'user_emails.uid').where('users.type', 0);
-    if (keyword) query = query.whereRaw(...containsCondition('user_emails.lower_email', keyword));
-    const [rows, total] = await Promise.all([
-      query
-        .clone()
-        .select('user_emails.*', 'users.name as owner_name')
-        .orderBy('user_emails.id')
-        .offset(req.paging.offset)
-        .limit(req.paging.limit),
-      query.clone().resultSize(),
-    ]);
-    return http.paged(
-      req,
-      rows.map((e) => users.emailToApi(e, { id: e.uid, name: (e as unknown as { owner_name: string }).owner_name })),
-      total,
-    );
+/** What every admin operation declares. */
+const ADMIN = { tag: 'admin', scopes: ['admin'] as ['admin'], access: 'site-admin' as const, auth: 'siteAdmin' as const };
+
+/** The user service's input for a CreateUserOption body (must_change_password defaults to true). */
+function createInputOf(b: CreateUserBody) {
+  return {
+    name: b.username,
+    email: b.email,
+    password: b.password,
+    fullName: b.full_name,
+    loginName: b.login_name,
+    sourceId: b.source_id,
+    mustChangePassword: b.must_change_password ?? true,
+    restricted: b.restricted,
+    visibility: b.visibility,
+    createdAt: b.created_at ? new Date(b.created_at) : undefined,
   };
+}
 
+/** The user service's changes for an EditUserOption body (unset fields stay undefined: unchanged). */
+function editInputOf(b: EditUserBody) {
+  return {
+    sourceId: b.source_id,
+    loginName: b.login_name,
+    email: b.email,
+    fullName: b.full_name,
+    password: b.password,
+    mustChangePassword: b.must_change_password,
+    website: b.website,
+    location: b.location,
+    description: b.description,
+    active: b.active,
+    admin: b.admin,
+    allowGitHook: b.allow_git_hook,
+    allowImportLocal: b.allow_import_local,
+    maxRepoCreation: b.max_repo_creation,
+    prohibitLogin: b.prohibit_login,
+    allowCreateOrganization: b.allow_create_organization,
+    restricted: b.restricted,
+    visibility: b.visibility,
+  };
+}
+
+/** Searching, creating, editing, deleting and renaming user accounts. */
+function adminAccountOperations({ users, http }: Pick<UserRouteDeps, 'users' | 'http'>): ApiOperation[] {
   return [
     {
-      ...admin,
+      ...ADMIN,
       method: 'get',
       path: '/admin/users',
       operationId: 'adminSearchUsers',
@@ -94,7 +119,7 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       },
     },
     {
-      ...admin,
+      ...ADMIN,
       method: 'post',
       path: '/admin/users',
       operationId: 'adminCreateUser',
@@ -103,27 +128,12 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       bodyRequired: true,
       responses: { 201: 'User', 400: 'APIError' },
       handler: async (req: ApiRequest<CreateUserBody>) => {
-        const b = req.body;
-        const row = await users.create(
-          {
-            name: b.username,
-            email: b.email,
-            password: b.password,
-            fullName: b.full_name,
-            loginName: b.login_name,
-            sourceId: b.source_id,
-            mustChangePassword: b.must_change_password ?? true,
-            restricted: b.restricted,
-            visibility: b.visibility,
-            createdAt: b.created_at ? new Date(b.created_at) : undefined,
-          },
-          req.principal!.user,
-        );
+        const row = await users.create(createInputOf(req.body), req.principal!.user);
         return created(users.toApi(row, req.principal));
       },
     },
     {
-      ...admin,
+      ...ADMIN,
       method: 'patch',
       path: '/admin/users/{username}',
       operationId: 'adminEditUser',
@@ -132,36 +142,12 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       body: 'EditUserOption',
       responses: { 200: 'User' },
       handler: async (req: ApiRequest<EditUserBody, unknown, { username: string }>) => {
-        const b = req.body;
-        const row = await users.edit(
-          await users.require(req.params.username),
-          {
-            sourceId: b.source_id,
-            loginName: b.login_name,
-            email: b.email,
-            fullName: b.full_name,
-            password: b.password,
-            mustChangePassword: b.must_change_password,
-            website: b.website,
-            location: b.location,
-            description: b.description,
-            active: b.active,
-            admin: b.admin,
-            allowGitHook: b.allow_git_hook,
-            allowImportLocal: b.allow_import_local,
-            maxRepoCreation: b.max_repo_creation,
-            prohibitLogin: b.prohibit_login,
-            allowCreateOrganization: b.allow_create_organization,
-            restricted: b.restricted,
-            visibility: b.visibility,
-          },
-          req.principal!.user,
-        );
+        const row = await users.edit(await users.require(req.params.username), editInputOf(req.body), req.principal!.user);
         return ok(users.toApi(row, req.principal));
       },
     },
     {
-      ...admin,
+      ...ADMIN,
       method: 'delete',
       path: '/admin/users/{username}',
       operationId: 'adminDeleteUser',
@@ -175,7 +161,7 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       },
     },
     {
-      ...admin,
+      ...ADMIN,
       method: 'post',
       path: '/admin/users/{username}/rename',
       operationId: 'adminRenameUser',
@@ -189,8 +175,36 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
         return noContent();
       },
     },
+  ];
+}
+
+/** Listing and searching every user's email addresses. */
+function adminEmailOperations({ users, http }: Pick<UserRouteDeps, 'users' | 'http'>): ApiOperation[] {
+  const emailList = { description: 'EmailList', schema: { type: 'array', items: { $ref: 'Email' } } };
+
+  /** Emails joined with their owners' names, optionally filtered by a keyword. */
+  const emailPage = async (req: ApiRequest, keyword?: string) => {
+    let query = UserEmailRow.query(users.query().knex()).join('users', 'users.id', 'user_emails.uid').where('users.type', 0);
+    if (keyword) query = query.whereRaw(...containsCondition('user_emails.lower_email', keyword));
+    const [rows, total] = await Promise.all([
+      query
+        .clone()
+        .select('user_emails.*', 'users.name as owner_name')
+        .orderBy('user_emails.id')
+        .offset(req.paging.offset)
+        .limit(req.paging.limit),
+      query.clone().resultSize(),
+    ]);
+    return http.paged(
+      req,
+      rows.map((e) => users.emailToApi(e, { id: e.uid, name: (e as unknown as { owner_name: string }).owner_name })),
+      total,
+    );
+  };
+
+  return [
     {
-      ...admin,
+      ...ADMIN,
       method: 'get',
       path: '/admin/emails',
       operationId: 'adminGetAllEmails',
@@ -200,7 +214,7 @@ export function adminUserOperations({ users, http }: Pick<UserRouteDeps, 'users'
       handler: (req) => emailPage(req),
     },
     {
-      ...admin,
+      ...ADMIN,
       method: 'get',
       path: '/admin/emails/search',
       operationId: 'adminSearchEmails',

@@ -42,7 +42,37 @@ export function userOf(req: ApiRequest<unknown, unknown, { username: string }>):
 }
 
 /** `/user`, `/users`, `/user/emails` and `/users/{username}/tokens` (section category: user). */
-export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOperation[] {
+export function userOperations(deps: UserRouteDeps): ApiOperation[] {
+  return [...userProfileOperations(deps), ...emailOperations(deps), ...tokenOperations(deps)];
+}
+
+/** One page of the user search (a keyword in the name or full name, or an id), among the profiles the caller may see. */
+async function searchUsersPage(
+  { users, http }: Pick<UserRouteDeps, 'users' | 'http'>,
+  req: ApiRequest<unknown, { q?: string; uid?: number }>,
+) {
+  let query = users.query().where('type', 0);
+  if (req.query.uid) query = query.where('id', req.query.uid);
+  if (req.query.q) {
+    const keyword = req.query.q;
+    query = query.where((w) =>
+      w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)),
+    );
+  }
+  query = whereProfileVisible(query, req.principal);
+  const [rows, total] = await Promise.all([
+    query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
+    query.clone().resultSize(),
+  ]);
+  return http.paged(
+    req,
+    rows.map((r) => users.toApi(r, req.principal)),
+    total,
+  );
+}
+
+/** The signed-in user, the user search and a user's profile. */
+function userProfileOperations({ users, http }: UserRouteDeps): ApiOperation[] {
   return [
     {
       method: 'get',
@@ -74,24 +104,7 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
       },
       responses: { 200: 'UserSearchResults' },
       handler: async (req: ApiRequest<unknown, { q?: string; uid?: number }>) => {
-        let query = users.query().where('type', 0);
-        if (req.query.uid) query = query.where('id', req.query.uid);
-        if (req.query.q) {
-          const keyword = req.query.q;
-          query = query.where((w) =>
-            w.whereRaw(...containsCondition('lower_name', keyword)).orWhereRaw(...containsCondition('full_name', keyword)),
-          );
-        }
-        query = whereProfileVisible(query, req.principal);
-        const [rows, total] = await Promise.all([
-          query.clone().orderBy('id').offset(req.paging.offset).limit(req.paging.limit),
-          query.clone().resultSize(),
-        ]);
-        const page = http.paged(
-          req,
-          rows.map((r) => users.toApi(r, req.principal)),
-          total,
-        );
+        const page = await searchUsersPage({ users, http }, req);
         return { ...page, body: { ok: true, data: page.body } };
       },
     },
@@ -107,6 +120,12 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
       responses: { 200: 'User' },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => ok(users.toApi(userOf(req), req.principal)),
     },
+  ];
+}
+
+/** The signed-in user's email addresses. */
+function emailOperations({ users }: UserRouteDeps): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/user/emails',
@@ -156,6 +175,12 @@ export function userOperations({ users, tokens, http }: UserRouteDeps): ApiOpera
         return noContent();
       },
     },
+  ];
+}
+
+/** A user's access tokens, listed, created and deleted with basic authentication. */
+function tokenOperations({ tokens, http }: UserRouteDeps): ApiOperation[] {
+  return [
     {
       method: 'get',
       path: '/users/{username}/tokens',
