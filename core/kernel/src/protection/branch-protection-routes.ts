@@ -4,6 +4,8 @@ import {
   created,
   noContent,
   ok,
+  OWNER_REPO_PARAMS,
+  ownerRepoParams,
   type ApiOperation,
   type ApiRequest,
   type JsonSchema,
@@ -13,7 +15,6 @@ import { repoOf } from '../access/operation-access';
 import type { KernelServices } from '../kernel-services';
 import { readRef } from '../repos/git-data-git';
 import { isValidRefName } from '../repos/names';
-import { OWNER_REPO_PARAMS } from '../repos/repo-routes';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { deleteRule, insertRule, isGlobRule, listRules, ruleByName, updateRule, type ProtectedBranchRow } from './branch-protection-store';
 import { EMPTY_RULE, ruleFieldsOf, ruleJson, type ProtectionBody } from './branch-protection-json';
@@ -24,14 +25,9 @@ type NameParams = RepoParams & { name: string };
 /** Rules are read and changed by repository admins only (Gitea's reqAdmin). */
 const ADMIN: OperationAccess = { repo: { need: 'admin' } };
 
-const NAME_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as object),
-    name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of protected branch' },
-  },
-  required: ['owner', 'repo', 'name'],
-};
+const NAME_PARAMS: JsonSchema = ownerRepoParams({
+  name: { type: 'string', minLength: 1, maxLength: 255, description: 'name of protected branch' },
+});
 
 /**
  * Protected branches (Gitea's /repos/{owner}/{repo}/branch_protections…): repository admins

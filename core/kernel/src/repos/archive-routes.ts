@@ -1,6 +1,13 @@
 import fsp from 'node:fs/promises';
-import { ApiError, stream, type ApiOperation, type ApiRequest, type ApiResponse, type JsonSchema } from '@hearth/plugin-api';
-import { OWNER_REPO_PARAMS } from './repo-routes';
+import {
+  ApiError,
+  ownerRepoParams,
+  stream,
+  type ApiOperation,
+  type ApiRequest,
+  type ApiResponse,
+  type JsonSchema,
+} from '@hearth/plugin-api';
 import { READ_CODE, type GitRouteDeps } from './route-deps';
 import { repoOf } from '../access/operation-access';
 import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
@@ -9,19 +16,14 @@ import { resolveCommit } from './revisions';
 
 type RepoParams = { owner: string; repo: string };
 
-const ARCHIVE_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as Record<string, JsonSchema>),
-    archive: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 1024,
-      description: 'the git reference for download with attached archive format (e.g. master.zip)',
-    },
+const ARCHIVE_PARAMS: JsonSchema = ownerRepoParams({
+  archive: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 1024,
+    description: 'the git reference for download with attached archive format (e.g. master.zip)',
   },
-  required: ['owner', 'repo', 'archive'],
-};
+});
 
 /** Repository archives (zip, tar.gz or git bundle), made per commit and cached. */
 export function archiveOperations({ config }: GitRouteDeps): ApiOperation[] {

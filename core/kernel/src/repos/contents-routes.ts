@@ -1,4 +1,14 @@
-import { ApiError, created, isApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  isApiError,
+  ok,
+  OWNER_REPO_PARAMS,
+  ownerRepoParams,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+} from '@hearth/plugin-api';
 import { assertRefChange } from '../protection/ref-protection';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
 import { readBlobs } from './contents-git';
@@ -9,7 +19,6 @@ import { rawTarget, serveRaw } from './contents-raw';
 import { getContents } from './contents-read';
 import { repoLinks } from './links';
 import { assertValidTreePath } from './names';
-import { OWNER_REPO_PARAMS } from './repo-routes';
 import { repoOf } from '../access/operation-access';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 
@@ -17,14 +26,9 @@ type RepoParams = { owner: string; repo: string };
 type FileParams = RepoParams & { filepath: string };
 type RefQuery = { ref?: string };
 
-const FILE_PARAMS: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(OWNER_REPO_PARAMS.properties as Record<string, JsonSchema>),
-    filepath: { type: 'string', maxLength: 4096, description: 'path of the file or directory in the repository' },
-  },
-  required: ['owner', 'repo', 'filepath'],
-};
+const FILE_PARAMS: JsonSchema = ownerRepoParams({
+  filepath: { type: 'string', maxLength: 4096, description: 'path of the file or directory in the repository' },
+});
 
 const REF_QUERY: JsonSchema = {
   type: 'object',

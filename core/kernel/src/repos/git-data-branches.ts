@@ -1,10 +1,20 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema, type Principal } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  noContent,
+  ok,
+  OWNER_REPO_PARAMS,
+  ownerRepoParams,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+  type Principal,
+} from '@hearth/plugin-api';
 import { ZERO_ID } from './git';
 import { readCommits, toPayloadCommits } from './commit-json';
 import { gitRepoOf, listRefs, readRef, type GitDataRepo, type RefInfo } from './git-data-git';
 import { notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isValidRefName } from './names';
-import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 import {
   canMergeUnderRule,

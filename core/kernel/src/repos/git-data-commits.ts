@@ -1,10 +1,9 @@
-import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { ApiError, ok, OWNER_REPO_PARAMS, ownerRepoParams, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { gitText, runGit } from './git';
 import { COMMIT_OPTION_QUERY, commitOptionsOf, logCommits, toApiCommits } from './commit-json';
 import { gitRepoOf, readRef } from './git-data-git';
 import { batchCheck, resolveCommit } from './revisions';
 import { assertValidTreePath } from './names';
-import { OWNER_REPO_PARAMS } from './repo-routes';
 import { READ_CODE, type GitRouteDeps } from './route-deps';
 
 type ShaParams = { owner: string; repo: string; sha: string };
@@ -22,7 +21,7 @@ interface ListQuery extends CommitQuery {
 }
 
 function withParam(name: string, schema: JsonSchema): JsonSchema {
-  return { type: 'object', properties: { ...(OWNER_REPO_PARAMS.properties as object), [name]: schema }, required: ['owner', 'repo', name] };
+  return ownerRepoParams({ [name]: schema });
 }
 
 const NOTES_REF = 'refs/notes/commits';

@@ -1,10 +1,9 @@
-import { ApiError, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { ApiError, ok, OWNER_REPO_PARAMS, ownerRepoParams, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { runGit } from './git';
 import { gitRepoOf, listRefs, type GitDataRepo } from './git-data-git';
 import { escapeSegments } from './links';
 import { batchCheck, resolveRevision } from './revisions';
 import { isObjectId } from './names';
-import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, type GitRouteDeps } from './route-deps';
 
 type ShaParams = { owner: string; repo: string; sha: string };

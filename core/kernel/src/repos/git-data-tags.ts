@@ -1,4 +1,14 @@
-import { ApiError, created, noContent, ok, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import {
+  ApiError,
+  created,
+  noContent,
+  ok,
+  OWNER_REPO_PARAMS,
+  ownerRepoParams,
+  type ApiOperation,
+  type ApiRequest,
+  type JsonSchema,
+} from '@hearth/plugin-api';
 import { nowUnix } from '../users/models';
 import { ZERO_ID, gitText, runGit } from './git';
 import { unsignedVerification } from './commit-json';
@@ -7,7 +17,6 @@ import { gitRepoOf, goDate, listRefs, readRef, type GitDataRepo } from './git-da
 import { escapeSegments, userIdentity, type RepoLinks } from './links';
 import { batchCheck, notFoundAs, resolveCommit } from './revisions';
 import { assertValidRefName, isObjectId, isValidRefName } from './names';
-import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 
 type Params = { owner: string; repo: string; tag: string };

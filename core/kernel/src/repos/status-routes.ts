@@ -1,6 +1,5 @@
-import { created, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import { created, ownerRepoParams, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
 import { unixToIso, type UserRow } from '../users/models';
-import { OWNER_REPO_PARAMS } from './repo-routes';
 import type { ResolvedRepo } from './repo-service';
 import { READ_CODE, WRITE_CODE, type GitRouteDeps } from './route-deps';
 import { repoOf } from '../access/operation-access';
@@ -11,11 +10,7 @@ import { CommitStatusStore, type CommitStatusRow, type StatusSort, type StatusSt
 
 type RepoParams = { owner: string; repo: string };
 
-const withParam = (name: string, schema: JsonSchema): JsonSchema => ({
-  type: 'object',
-  properties: { ...(OWNER_REPO_PARAMS.properties as Record<string, JsonSchema>), [name]: schema },
-  required: ['owner', 'repo', name],
-});
+const withParam = (name: string, schema: JsonSchema): JsonSchema => ownerRepoParams({ [name]: schema });
 
 const SHA_PARAMS = withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'complete id of the commit' });
 const REF_PARAMS = withParam('ref', { type: 'string', minLength: 1, maxLength: 1024, description: 'name of branch/tag/commit' });

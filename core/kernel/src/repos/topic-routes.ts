@@ -1,9 +1,8 @@
-import { ApiError, noContent, ok, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
+import { ApiError, noContent, ok, OWNER_REPO_PARAMS, ownerRepoParams, type ApiOperation, type ApiRequest } from '@hearth/plugin-api';
 import { containsCondition } from '../db/like';
 import { unixToIso } from '../users/models';
 import { repoOf } from '../access/operation-access';
 import { readableRepoIds } from '../access/readable-repos';
-import { OWNER_REPO_PARAMS, ownerRepoParams } from '@hearth/plugin-api';
 import type { RepoRouteDeps } from './repo-routes';
 
 /**
