@@ -1,10 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
 import { activityMigrations } from '../plugins/activity/src/migrations';
+import { migrationNames, recordAsKernelMigrations, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The activity plugin switched off: no feed or notification routes (404), no `activities` or
@@ -55,7 +51,7 @@ describe('activity disabled', () => {
     }
     for (const table of ['watch', 'star']) expect(await off.kernel.db.schema.hasTable(table)).toBe(true);
     expect((await off.kernel.db('knex_migrations').where('name', '0015_notifications')).length).toBe(1);
-    const recorded = (await on.kernel.db('knex_migrations__activity').select('name')).map((r: { name: string }) => r.name);
+    const recorded = await migrationNames(on.kernel.db, 'activity');
     expect(recorded).toEqual(activityMigrations.map((m) => m.name));
   });
 
@@ -100,53 +96,18 @@ describe('activity disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the activity tables', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-activity-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { activity: { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
-  const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+  const sandbox = upgradeSandbox('activity');
+  const boot = (enabled: boolean) => sandbox.boot({ activity: enabled });
+  const { auth } = sandbox;
 
   test('the plugin adopts the kernel-recorded migrations and keeps the feed', async () => {
     const old = await boot(false);
     try {
       const url = await old.listen();
-      const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST',
-        headers: { Authorization: auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'kept', auto_init: true }),
-      });
-      expect(made.status).toBe(201);
-      const repoId = ((await made.json()) as { id: number }).id;
+      const repoId = await sandbox.createRepo(url, 'kept');
       const db = old.db;
       // The earlier release: the kernel ran the activity migrations and recorded them in its own table.
-      const [{ batch }] = await db('knex_migrations').max({ batch: 'batch' });
-      for (const m of activityMigrations) {
-        await m.up(db);
-        await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
-      }
+      await recordAsKernelMigrations(db, activityMigrations);
       await db('activities').insert({
         op_type: 1,
         act_user_id: 1,
@@ -166,12 +127,10 @@ describe('upgrade from a release whose kernel owned the activity tables', () => 
         const res = await fetch(new URL(`api/v1/repos/${ADMIN.name}/kept/activities/feeds`, url), { headers: { Authorization: auth } });
         expect(res.status).toBe(200);
         expect(((await res.json()) as Array<{ op_type: string }>).map((a) => a.op_type)).toEqual(['create_repo']);
-        const kernelRows = (await kernel.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+        const kernelRows = await migrationNames(kernel.db, null);
         for (const m of activityMigrations) expect(kernelRows).not.toContain(m.name);
         expect(kernelRows).toContain('0015_notifications');
-        expect((await kernel.db('knex_migrations__activity').select('name')).map((r: { name: string }) => r.name)).toEqual(
-          activityMigrations.map((m) => m.name),
-        );
+        expect(await migrationNames(kernel.db, 'activity')).toEqual(activityMigrations.map((m) => m.name));
       } finally {
         await kernel.close();
       }

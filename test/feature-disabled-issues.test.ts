@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { ConfigError, Hearth, deepMerge } from './helpers/kernel';
+import { ConfigError } from './helpers/kernel';
 import issuesPlugin from '../plugins/issues/src/index';
 import pullsPlugin from '../plugins/pulls/src/index';
+import { migrationNames, recordAsKernelMigrations, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The issues plugin switched off — with the pull requests plugin, which requires its service: no
@@ -100,12 +97,8 @@ describe('issues (and pull requests) disabled', () => {
     // The core's tables that issues and pull requests once created stay the core's.
     expect(await off.kernel.db.schema.hasColumn('attachment', 'issue_id')).toBe(true);
     expect(await off.kernel.db.schema.hasTable('protected_branch')).toBe(true);
-    expect((await on.kernel.db('knex_migrations__issues').select('name')).map((r: { name: string }) => r.name)).toEqual(
-      names(issuesPlugin.migrations ?? []),
-    );
-    expect((await on.kernel.db('knex_migrations__pulls').select('name')).map((r: { name: string }) => r.name)).toEqual(
-      names(pullsPlugin.migrations ?? []),
-    );
+    expect(await migrationNames(on.kernel.db, 'issues')).toEqual(names(issuesPlugin.migrations ?? []));
+    expect(await migrationNames(on.kernel.db, 'pulls')).toEqual(names(pullsPlugin.migrations ?? []));
   });
 
   test('repository JSON keeps every field: the units off, the counts 0', async () => {
@@ -147,34 +140,9 @@ describe('issues (and pull requests) disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the issue and pull request tables', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-issues-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { issues: { enabled }, pulls: { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
-  const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+  const sandbox = upgradeSandbox('issues');
+  const boot = (enabled: boolean) => sandbox.boot({ issues: enabled, pulls: enabled });
+  const { auth } = sandbox;
 
   test('the plugins adopt the kernel-recorded migrations and keep the issues', async () => {
     const migrations = [...(issuesPlugin.migrations ?? []), ...(pullsPlugin.migrations ?? [])];
@@ -182,19 +150,9 @@ describe('upgrade from a release whose kernel owned the issue and pull request t
     const old = await boot(false);
     try {
       const url = await old.listen();
-      const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST',
-        headers: { Authorization: auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'kept', auto_init: true }),
-      });
-      expect(made.status).toBe(201);
-      const repoId = ((await made.json()) as { id: number }).id;
+      const repoId = await sandbox.createRepo(url, 'kept');
       const db = old.db;
-      const [{ batch }] = await db('knex_migrations').max({ batch: 'batch' });
-      for (const m of migrations) {
-        await m.up(db);
-        await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
-      }
+      await recordAsKernelMigrations(db, migrations);
       const now = Math.floor(Date.now() / 1000);
       await db('issue_index').insert({ repo_id: repoId, max_index: 1 });
       await db('issue').insert({
@@ -222,14 +180,10 @@ describe('upgrade from a release whose kernel owned the issue and pull request t
         expect(((await labels.json()) as Array<{ name: string }>).map((l) => l.name)).toEqual(['bug']);
         const repo = await fetch(new URL(`api/v1/repos/${ADMIN.name}/kept`, url), { headers: { Authorization: auth } });
         expect(((await repo.json()) as { open_issues_count: number }).open_issues_count).toBe(1);
-        const kernelRows = (await kernel.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+        const kernelRows = await migrationNames(kernel.db, null);
         for (const m of migrations) expect(kernelRows).not.toContain(m.name);
-        expect((await kernel.db('knex_migrations__issues').select('name')).map((r: { name: string }) => r.name)).toEqual(
-          names(issuesPlugin.migrations ?? []),
-        );
-        expect((await kernel.db('knex_migrations__pulls').select('name')).map((r: { name: string }) => r.name)).toEqual(
-          names(pullsPlugin.migrations ?? []),
-        );
+        expect(await migrationNames(kernel.db, 'issues')).toEqual(names(issuesPlugin.migrations ?? []));
+        expect(await migrationNames(kernel.db, 'pulls')).toEqual(names(pullsPlugin.migrations ?? []));
       } finally {
         await kernel.close();
       }

@@ -1,10 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
 import { pullMigrations } from '../plugins/pulls/src/migrations';
+import { migrationNames, recordAsKernelMigrations, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The pull requests plugin switched off (issues stay on): no pull request, review or merge routes
@@ -104,53 +100,18 @@ describe('pull requests disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the pull request tables', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-pulls-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { pulls: { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
-  const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+  const sandbox = upgradeSandbox('pulls');
+  const boot = (enabled: boolean) => sandbox.boot({ pulls: enabled });
+  const { auth } = sandbox;
 
   test('the plugin adopts the kernel-recorded migrations and keeps the pull requests', async () => {
     const old = await boot(false);
     try {
       const url = await old.listen();
-      const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST',
-        headers: { Authorization: auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'kept', auto_init: true }),
-      });
-      expect(made.status).toBe(201);
-      const repoId = ((await made.json()) as { id: number }).id;
+      const repoId = await sandbox.createRepo(url, 'kept');
       const db = old.db;
       // The earlier release: the kernel ran the pull request migrations and recorded them in its own table.
-      const [{ batch }] = await db('knex_migrations').max({ batch: 'batch' });
-      for (const m of pullMigrations) {
-        await m.up(db);
-        await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
-      }
+      await recordAsKernelMigrations(db, pullMigrations);
       const now = Math.floor(Date.now() / 1000);
       await db('issue_index').insert({ repo_id: repoId, max_index: 1 });
       await db('issue').insert({
@@ -188,11 +149,9 @@ describe('upgrade from a release whose kernel owned the pull request tables', ()
         ]);
         const issue = await fetch(new URL(`api/v1/repos/${ADMIN.name}/kept/issues/1`, url), { headers: { Authorization: auth } });
         expect(((await issue.json()) as { pull_request: unknown }).pull_request).toEqual({ merged: false, merged_at: null });
-        const kernelRows = (await kernel.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+        const kernelRows = await migrationNames(kernel.db, null);
         for (const m of pullMigrations) expect(kernelRows).not.toContain(m.name);
-        expect((await kernel.db('knex_migrations__pulls').select('name')).map((r: { name: string }) => r.name)).toEqual(
-          pullMigrations.map((m) => m.name),
-        );
+        expect(await migrationNames(kernel.db, 'pulls')).toEqual(pullMigrations.map((m) => m.name));
       } finally {
         await kernel.close();
       }

@@ -1,10 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
 import { mirrorMigrations } from '../plugins/push-mirrors/src/migrations';
+import { migrationNames, recordAsKernelMigrations, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The push-mirrors plugin switched off: no push mirror routes (404), no push_mirror table, no
@@ -69,33 +65,8 @@ describe('push mirrors disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the push_mirror table', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-push-mirrors-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { 'push-mirrors': { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
+  const sandbox = upgradeSandbox('push-mirrors');
+  const boot = (enabled: boolean) => sandbox.boot({ 'push-mirrors': enabled });
 
   test('the plugin adopts the kernel-recorded migration and keeps the mirrors', async () => {
     const names = mirrorMigrations.map((m) => m.name);
@@ -103,20 +74,9 @@ describe('upgrade from a release whose kernel owned the push_mirror table', () =
     const old = await boot(false);
     try {
       const url = await old.listen();
-      const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
-      const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST',
-        headers: { Authorization: auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'kept', auto_init: true }),
-      });
-      expect(made.status).toBe(201);
-      const repoId = ((await made.json()) as { id: number }).id;
+      const repoId = await sandbox.createRepo(url, 'kept');
       const db = old.db;
-      const [{ batch }] = await db('knex_migrations').max({ batch: 'batch' });
-      for (const m of mirrorMigrations) {
-        await m.up(db);
-        await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
-      }
+      await recordAsKernelMigrations(db, mirrorMigrations);
       await db('push_mirror').insert({
         repo_id: repoId,
         remote_name: 'remote_mirror_kept',
@@ -144,9 +104,9 @@ describe('upgrade from a release whose kernel owned the push_mirror table', () =
       expect(res.status).toBe(200);
       const mirrors = (await res.json()) as Array<{ remote_name: string; remote_address: string }>;
       expect(mirrors.map((m) => [m.remote_name, m.remote_address])).toEqual([['remote_mirror_kept', 'http://127.0.0.1:9/kept.git']]);
-      const kernelRows = (await kernel.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+      const kernelRows = await migrationNames(kernel.db, null);
       for (const name of names) expect(kernelRows).not.toContain(name);
-      expect((await kernel.db('knex_migrations__push_mirrors').select('name')).map((r: { name: string }) => r.name)).toEqual(names);
+      expect(await migrationNames(kernel.db, 'push-mirrors')).toEqual(names);
     } finally {
       await kernel.close();
     }

@@ -1,10 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
 import { releaseMigrations } from '../plugins/releases/src/migrations';
+import { migrationNames, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The releases plugin switched off: no release routes (404), no `release` table, no taps; the
@@ -57,7 +53,7 @@ describe('releases disabled', () => {
     expect(await on.kernel.db.schema.hasTable('release')).toBe(true);
     expect(await off.kernel.db.schema.hasTable('attachment')).toBe(true);
     expect(await off.kernel.db.schema.hasTable('knex_migrations__releases')).toBe(false);
-    const recorded = (await on.kernel.db('knex_migrations__releases').select('name')).map((r: { name: string }) => r.name);
+    const recorded = await migrationNames(on.kernel.db, 'releases');
     expect(recorded).toEqual(releaseMigrations.map((m) => m.name));
   });
 
@@ -101,47 +97,16 @@ describe('releases disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the release table', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-releases-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { releases: { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
-  const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+  const sandbox = upgradeSandbox('releases');
+  const boot = (enabled: boolean) => sandbox.boot({ releases: enabled });
+  const { auth } = sandbox;
 
   test('the plugin takes the existing release table over and keeps the releases and their files', async () => {
     // The earlier release: the kernel's 0008_releases created `release` with `attachment` (recorded in knex_migrations).
     const old = await boot(false);
     try {
       const url = await old.listen();
-      const made = await fetch(new URL('api/v1/user/repos', url), {
-        method: 'POST',
-        headers: { Authorization: auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'kept', auto_init: true }),
-      });
-      expect(made.status).toBe(201);
-      const repoId = ((await made.json()) as { id: number }).id;
+      const repoId = await sandbox.createRepo(url, 'kept');
       const db = old.db;
       expect((await db('knex_migrations').where('name', '0008_releases')).length).toBe(1);
       for (const m of releaseMigrations) await m.up(db);
@@ -173,7 +138,7 @@ describe('upgrade from a release whose kernel owned the release table', () => {
         expect(((await repo.json()) as { release_counter: number }).release_counter).toBe(1);
         // 0008_releases stays the kernel's (it creates the core's attachment table); the plugin records its own.
         expect((await kernel.db('knex_migrations').where('name', '0008_releases')).length).toBe(1);
-        const recorded = (await kernel.db('knex_migrations__releases').select('name')).map((r: { name: string }) => r.name);
+        const recorded = await migrationNames(kernel.db, 'releases');
         expect(recorded).toEqual(releaseMigrations.map((m) => m.name));
       } finally {
         await kernel.close();

@@ -1,10 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
 import { webhookMigrations } from '../plugins/webhooks/src/migrations';
+import { migrationNames, recordAsKernelMigrations, upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The webhooks plugin switched off: no hook routes (404), no webhook tables, no taps (events
@@ -79,33 +75,8 @@ describe('webhooks disabled', () => {
 });
 
 describe('upgrade from a release whose kernel owned the webhook tables', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-webhooks-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (webhooks: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { webhooks: { enabled: webhooks } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
+  const sandbox = upgradeSandbox('webhooks');
+  const boot = (webhooks: boolean) => sandbox.boot({ webhooks });
 
   test('the plugin adopts the kernel-recorded migration and keeps the hooks', async () => {
     const names = webhookMigrations.map((m) => m.name);
@@ -113,11 +84,7 @@ describe('upgrade from a release whose kernel owned the webhook tables', () => {
     const old = await boot(false);
     try {
       const db = old.db;
-      const [{ batch }] = await db('knex_migrations').max({ batch: 'batch' });
-      for (const m of webhookMigrations) {
-        await m.up(db);
-        await db('knex_migrations').insert({ name: m.name, batch: Number(batch) + 1, migration_time: new Date() });
-      }
+      await recordAsKernelMigrations(db, webhookMigrations);
       const now = Math.floor(Date.now() / 1000);
       await db('webhook').insert({
         repo_id: 0,
@@ -147,9 +114,9 @@ describe('upgrade from a release whose kernel owned the webhook tables', () => {
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as Array<{ config: { url: string } }>).map((h) => h.config.url)).toEqual(['http://127.0.0.1:9/kept']);
-      const kernelRows = (await kernel.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+      const kernelRows = await migrationNames(kernel.db, null);
       for (const name of names) expect(kernelRows).not.toContain(name);
-      expect((await kernel.db('knex_migrations__webhooks').select('name')).map((r: { name: string }) => r.name)).toEqual(names);
+      expect(await migrationNames(kernel.db, 'webhooks')).toEqual(names);
     } finally {
       await kernel.close();
     }

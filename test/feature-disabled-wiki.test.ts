@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
-import { Hearth, deepMerge } from './helpers/kernel';
+import { upgradeSandbox } from './helpers/upgrade-sandbox';
 
 /**
  * The wiki plugin switched off: no wiki routes (404), `<repo>.wiki.git` is not served (it names
@@ -73,34 +71,9 @@ describe('wiki disabled', () => {
 });
 
 describe('switching the wiki off and on again', () => {
-  let database: TestDatabase;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-wiki-upgrade-'));
-  });
-  afterAll(async () => {
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const boot = (enabled: boolean) =>
-    Hearth.create({
-      config: {
-        env: {},
-        overrides: deepMerge(
-          { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, database: { URL: database.url } },
-          {
-            log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? 'silent' },
-            security: { SCRYPT_COST: 1024 },
-            plugins: { wiki: { enabled } },
-          },
-        ),
-      },
-      env: { HEARTH_ADMIN_USERNAME: ADMIN.name, HEARTH_ADMIN_PASSWORD: ADMIN.password, HEARTH_ADMIN_EMAIL: ADMIN.email },
-    });
-  const auth = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+  const sandbox = upgradeSandbox('wiki');
+  const boot = (enabled: boolean) => sandbox.boot({ wiki: enabled });
+  const { auth } = sandbox;
   const call = (url: string, method: string, apiPath: string, body?: unknown) =>
     fetch(new URL(`api/v1${apiPath}`, url), {
       method,
