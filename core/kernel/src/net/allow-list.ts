@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { ApiError } from '@hearth/plugin-api';
+import { ApiError, type OutboundRequestOptions, type OutboundResponse } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 
 /**
@@ -207,29 +207,23 @@ export async function checkRemoteUrl(address: string, policy: OutboundPolicy): P
   return url;
 }
 
+/** git's `http.curloptResolve` value pinning the URL's host to its allowed addresses (null for an address literal). */
+export async function pinnedResolve(url: URL, policy: OutboundPolicy): Promise<string | null> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (net.isIP(host)) return null; // checkRemoteUrl checked the literal; git does not resolve it
+  const found = await dns.promises.lookup(host, { all: true, verbatim: true });
+  for (const a of found) {
+    const why = policy.refusal(host, a.address);
+    if (why) throw new OutboundRefusedError(`the remote address is not allowed: ${why}`);
+  }
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${host}:${port}:${found.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',')}`;
+}
+
 // --- guarded requests ----------------------------------------------------------------------------
 
-export interface OutboundRequestOptions {
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  /** Whole-request deadline, including redirects. Default 5 s. */
-  timeoutMs?: number;
-  /** Redirects followed (each checked like the first request). Default 5; 0 returns the 3xx. */
-  maxRedirects?: number;
-  /** Response bytes kept; the rest is read and dropped. Default 64 KiB. */
-  maxBodyBytes?: number;
-}
-
-export interface OutboundResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  /** True when the body was longer than maxBodyBytes. */
-  truncated: boolean;
-  /** The URL that answered (after redirects). */
-  url: string;
-}
+// The request and response shapes are the plugin API's (`ctx.outbound.request`): one definition.
+export type { OutboundRequestOptions, OutboundResponse };
 
 /** A DNS lookup for http.request that refuses addresses the policy does not allow. */
 function guardedLookup(policy: OutboundPolicy): net.LookupFunction {

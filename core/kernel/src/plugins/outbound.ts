@@ -1,5 +1,3 @@
-import net from 'node:net';
-import dns from 'node:dns';
 import type { OutboundNetwork, OutboundPolicyName } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import {
@@ -7,6 +5,7 @@ import {
   checkRemoteUrl,
   migrationsPolicy,
   outboundRequest,
+  pinnedResolve,
   webhookPolicy,
   type OutboundPolicy,
 } from '../net/allow-list';
@@ -20,17 +19,4 @@ export function outboundNetwork(config: HearthConfig): OutboundNetwork {
     request: (address, options, name) => outboundRequest(address, options, policy(name)),
     isRefusal: (err) => err instanceof OutboundRefusedError,
   };
-}
-
-/** git's `http.curloptResolve` value pinning the URL's host to its allowed addresses (null for an address literal). */
-export async function pinnedResolve(url: URL, policy: OutboundPolicy): Promise<string | null> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (net.isIP(host)) return null; // checkRemoteUrl checked the literal; git does not resolve it
-  const found = await dns.promises.lookup(host, { all: true, verbatim: true });
-  for (const a of found) {
-    const why = policy.refusal(host, a.address);
-    if (why) throw new OutboundRefusedError(`the remote address is not allowed: ${why}`);
-  }
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return `${host}:${port}:${found.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',')}`;
 }
