@@ -535,6 +535,11 @@ export interface UserDirectory {
   byId(id: number): Promise<UserInfo | null>;
   /** The Gitea `User` JSON object for `user` as `viewer` may see it. */
   toApi(user: UserInfo, viewer: Principal | null): Promise<Record<string, unknown>>;
+  /**
+   * The `User` JSON of many users by id, read in one query (authors, reviewers, actors of a page);
+   * ids of users that do not exist are absent from the map. (API 2.1)
+   */
+  toApiByIds(ids: readonly number[], viewer: Principal | null): Promise<Map<number, Record<string, unknown>>>;
   /** Individual (non-organization) accounts: all, and those who signed in within 180 and 30 days. */
   stats(): Promise<{ total: number; activeHalfyear: number; activeMonth: number }>;
 }

@@ -34,11 +34,10 @@ export function feedService(deps: ActivityDeps) {
     );
     const repoJson = new Map<number, Record<string, unknown>>();
     for (const [id, repo] of repoMap) repoJson.set(id, await deps.repositories.toApi(repo, viewer));
-    const actors = new Map<number, Record<string, unknown> | null>();
-    for (const id of new Set(rows.map((a) => a.act_user_id))) {
-      const u = id ? await users.byId(id) : null;
-      actors.set(id, u ? await users.toApi(u, viewer) : null);
-    }
+    const actors = await users.toApiByIds(
+      rows.map((a) => a.act_user_id),
+      viewer,
+    );
     const commentIds = [...new Set(rows.map((a) => a.comment_id).filter((id) => id > 0))];
     // Comment JSON comes from the issues feature (none while it is disabled).
     const comments =

@@ -53,12 +53,8 @@ export function issuePartViews(deps: IssueDeps) {
   };
 
   const userJsons = async (ids: number[], viewer: Principal | null): Promise<Map<number, Record<string, unknown>>> => {
-    const out = new Map<number, Record<string, unknown>>();
-    for (const id of new Set(ids)) {
-      const u = await users.byId(id);
-      out.set(id, u ? await users.toApi(u, viewer) : GHOST(id));
-    }
-    return out;
+    const found = await users.toApiByIds(ids, viewer);
+    return new Map([...new Set(ids)].map((id) => [id, found.get(id) ?? GHOST(id)]));
   };
 
   const labelJson = (r: RepositoryInfo, l: LabelRow) => ({

@@ -56,11 +56,10 @@ export async function pullJsons(
     const branches = items.filter(({ pull }) => pull.base_repo_id === repoId).map(({ pull }) => pull.base_branch);
     for (const [name, sha] of await repositories.branchTips(repoId, branches)) tips.set(`${repoId}:${name}`, sha);
   }
-  const mergers = new Map<number, Record<string, unknown>>();
-  for (const id of new Set(items.filter((i) => i.pull.has_merged && i.pull.merger_id).map((i) => i.pull.merger_id))) {
-    const u = await users.byId(id);
-    if (u) mergers.set(id, await users.toApi(u, viewer));
-  }
+  const mergers = await users.toApiByIds(
+    items.filter((i) => i.pull.has_merged && i.pull.merger_id).map((i) => i.pull.merger_id),
+    viewer,
+  );
   const html = repositories.links(base.ownerName, base.name).html;
 
   return items.map(({ issue, pull }, n) => {

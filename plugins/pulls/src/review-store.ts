@@ -110,11 +110,10 @@ export async function loadRequestedReviewers(
     toReview,
   );
   if (rows.length === 0) return out;
-  const userJson = new Map<number, Record<string, unknown> | null>();
-  for (const id of new Set(rows.filter((r) => r.reviewer_id).map((r) => r.reviewer_id))) {
-    const u = await deps.users.byId(id);
-    userJson.set(id, u ? await deps.users.toApi(u, viewer) : null);
-  }
+  const userJson = await deps.users.toApiByIds(
+    rows.filter((r) => r.reviewer_id).map((r) => r.reviewer_id),
+    viewer,
+  );
   const teams = await deps.organizations.teamsToApi(rows.filter((r) => r.reviewer_team_id).map((r) => r.reviewer_team_id));
   for (const r of rows) {
     const entry = out.get(r.issue_id);
@@ -151,11 +150,7 @@ export async function reviewJsons(
     if (c.type === 'code') counts.set(c.reviewId, (counts.get(c.reviewId) ?? 0) + 1);
     else timeline.set(c.reviewId, c.id);
   }
-  const userJson = new Map<number, Record<string, unknown> | null>();
-  for (const id of new Set(rows.map((r) => r.reviewer_id).filter(Boolean))) {
-    const u = await users.byId(id);
-    userJson.set(id, u ? await users.toApi(u, viewer) : null);
-  }
+  const userJson = await users.toApiByIds(rows.map((r) => r.reviewer_id).filter(Boolean), viewer);
   const teams = await deps.organizations.teamsToApi(rows.map((r) => r.reviewer_team_id).filter(Boolean));
   return rows.map((r) => {
     const commentId = timeline.get(r.id);
@@ -186,11 +181,10 @@ export async function reviewCommentJsons(
   links: ReviewLinks,
   viewer: Principal | null,
 ): Promise<Record<string, unknown>[]> {
-  const userJson = new Map<number, Record<string, unknown> | null>();
-  for (const id of new Set(rows.map((r) => r.posterId))) {
-    const u = await deps.users.byId(id);
-    userJson.set(id, u ? await deps.users.toApi(u, viewer) : null);
-  }
+  const userJson = await deps.users.toApiByIds(
+    rows.map((r) => r.posterId),
+    viewer,
+  );
   return rows.map((c) => ({
     id: c.id,
     body: c.body,

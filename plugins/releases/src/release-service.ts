@@ -79,11 +79,10 @@ export class ReleaseService {
   async toApi(repository: RepositoryTarget, rows: ReleaseRow[], viewer: Principal | null): Promise<Record<string, unknown>[]> {
     const links = this.ctx.repositories.links(repository.owner.name, repository.name);
     const assets = await this.ctx.attachments.listOfReleases(rows.map((x) => x.id));
-    const authors = new Map<number, Record<string, unknown> | null>();
-    for (const id of new Set(rows.map((x) => x.publisher_id))) {
-      const u = await this.ctx.users.byId(id);
-      authors.set(id, u ? await this.ctx.users.toApi(u, viewer) : null);
-    }
+    const authors = await this.ctx.users.toApiByIds(
+      rows.map((x) => x.publisher_id),
+      viewer,
+    );
     return rows.map((rel) => {
       const archive = `${links.html}/archive/${escapeSegments(rel.tag_name)}`;
       const created = unixToIso(rel.created_unix);

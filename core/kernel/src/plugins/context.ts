@@ -161,6 +161,7 @@ function userDirectory(users: UserService): UserDirectory {
       const row = await users.byId(id);
       return row ? users.toInfo(row) : null;
     },
+    toApiByIds: async (ids, viewer) => new Map((await users.byIds(ids)).map((row) => [row.id, users.toApi(row, viewer)])),
     toApi: async (user, viewer) => {
       const row = await users.byId(user.id);
       if (!row) throw ApiError.notFound(`user does not exist [id: ${user.id}]`);

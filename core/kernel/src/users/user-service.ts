@@ -78,6 +78,12 @@ export class UserService {
     return UserRow.query(this.db).findById(id);
   }
 
+  /** The users of `ids` that exist, in one query. */
+  async byIds(ids: readonly number[]): Promise<UserRow[]> {
+    const unique = [...new Set(ids)];
+    return unique.length ? UserRow.query(this.db).whereIn('id', unique) : [];
+  }
+
   /** A user by name, or 404. */
   async require(name: string): Promise<UserRow> {
     const row = await this.byName(name);
