@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PluginContext, Principal, RepositoryInfo } from '@hearth/plugin-api';
+import type { PluginContext, Principal } from '@hearth/plugin-api';
 import type { IssuesService } from '@hearth/plugin-issues';
 
 /** The plugin context with the issues service when the issues feature is enabled (notifications are about issues). */
@@ -7,12 +7,20 @@ export type ActivityDeps = PluginContext & { issues: IssuesService | undefined }
 
 export const list = (ref: string) => ({ description: `${ref}List`, schema: { type: 'array', items: { $ref: ref } } });
 
-/** Repositories by id whose owners exist, for JSON of many rows pointing at few repositories. */
-export async function loadRepos(deps: ActivityDeps, ids: number[]): Promise<Map<number, RepositoryInfo>> {
-  const out = new Map<number, RepositoryInfo>();
-  const found = await deps.repositories.byIds([...new Set(ids)]);
-  for (const [id, repo] of found) if (await deps.users.byId(repo.ownerId)) out.set(id, repo);
-  return out;
+/** The Repository JSON of repositories by id whose owners exist, for many rows pointing at few repositories. */
+export async function repositoryJsons(
+  deps: ActivityDeps,
+  ids: number[],
+  viewer: Principal | null,
+): Promise<Map<number, Record<string, unknown>>> {
+  const found = [...(await deps.repositories.byIds([...new Set(ids)])).values()];
+  const ownerIds = [...new Set(found.map((repo) => repo.ownerId))];
+  const owners = new Set<number>();
+  for (const id of ownerIds) if (await deps.users.byId(id)) owners.add(id);
+  const kept = found.filter((repo) => owners.has(repo.ownerId));
+  // One batch for the page (owners, counts, permissions), not a lookup per repository.
+  const jsons = await deps.repositories.toApiPage(kept, viewer);
+  return new Map(kept.map((repo, i) => [repo.id, jsons[i]]));
 }
 
 /** Restrict `query` to rows whose `column` names a repository the caller may read. */

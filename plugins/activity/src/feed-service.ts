@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ApiError, rowReader, toNumber, unixToIso, type ApiRequest, type Principal } from '@hearth/plugin-api';
-import { loadRepos, whereReadable, type ActivityDeps } from './activity-context';
+import { repositoryJsons, whereReadable, type ActivityDeps } from './activity-context';
 import { OP_TYPE_NAMES } from './recorder';
 
 export type FeedQuery = { date?: string; 'only-performed-by'?: boolean };
@@ -28,12 +28,11 @@ export function feedService(deps: ActivityDeps) {
   const { db, users, http } = deps;
 
   const activityJsons = async (rows: ActivityRow[], feedUserId: number, viewer: Principal | null) => {
-    const repoMap = await loadRepos(
+    const repoJson = await repositoryJsons(
       deps,
       rows.map((a) => a.repo_id),
+      viewer,
     );
-    const repoJson = new Map<number, Record<string, unknown>>();
-    for (const [id, repo] of repoMap) repoJson.set(id, await deps.repositories.toApi(repo, viewer));
     const actors = await users.toApiByIds(
       rows.map((a) => a.act_user_id),
       viewer,

@@ -1,6 +1,6 @@
 import { ApiError, parseTime, rowReader, toNumber, unixToIso, type ApiRequest, type Principal } from '@hearth/plugin-api';
 import type { IssueSubject } from '@hearth/plugin-issues';
-import { loadRepos, whereReadable, type ActivityDeps } from './activity-context';
+import { repositoryJsons, whereReadable, type ActivityDeps } from './activity-context';
 import { SOURCE, STATUS } from './recorder';
 
 export type ListQuery = { all?: boolean; 'status-types'?: string[]; 'subject-type'?: string[]; since?: string; before?: string };
@@ -90,29 +90,27 @@ export function notificationService(deps: ActivityDeps) {
     (names && names.length ? names : fallback).map((s) => STATUS[s as keyof typeof STATUS]).filter(Boolean);
 
   const threadJsons = async (rows: ThreadRow[], viewer: Principal | null) => {
-    const repoMap = await loadRepos(
+    const repoJson = await repositoryJsons(
       deps,
       rows.map((t) => t.repo_id),
+      viewer,
     );
-    const repoJson = new Map<number, Record<string, unknown>>();
-    for (const [id, repo] of repoMap) {
-      const json = await deps.repositories.toApi(repo, viewer);
+    for (const json of repoJson.values()) {
       delete json.permissions;
       if (json.parent && typeof json.parent === 'object') delete (json.parent as Record<string, unknown>).permissions;
-      repoJson.set(id, json);
     }
     const issueIds = [...new Set(rows.map((t) => t.issue_id).filter((id) => id > 0))];
     // What the threads show of their issues comes from the issues feature (nothing while it is disabled).
     const subjects = issueIds.length && deps.issues ? await deps.issues.subjects(issueIds) : new Map();
     return rows.map((t) => {
-      const repo = repoMap.get(t.repo_id);
-      const full = repo ? `${repo.ownerName}/${repo.name}` : '';
+      const repository = repoJson.get(t.repo_id);
+      const full = repository ? String(repository.full_name) : '';
       const api = `${root()}api/v1/repos/${full}`;
       const html = `${root()}${full}`;
       const subject = threadSubject(t, subjects.get(t.issue_id), { api, html, full });
       return {
         id: t.id,
-        repository: repoJson.get(t.repo_id) ?? null,
+        repository: repository ?? null,
         subject,
         unread: t.status === STATUS.unread,
         pinned: t.status === STATUS.pinned,
