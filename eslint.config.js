@@ -21,7 +21,13 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The web interface's own browser script: a classic script with the browser's globals.
+    files: ['plugins/web/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...require('globals').browser } },
+  },
+  {
     files: ['**/*.js'],
+    ignores: ['plugins/web/assets/**'],
     languageOptions: { sourceType: 'commonjs' },
     // CommonJS scripts require node's modules by the names of their globals (`crypto`).
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-redeclare': ['error', { builtinGlobals: false }] },

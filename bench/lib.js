@@ -474,7 +474,242 @@ async function startNginx(binary, root, dir) {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
+/** A verdict that `ratio` is at most `target`, e.g. the 1,001st publish ÷ the 1st. */
+function atMost(label, ratio, target) {
+  return { line: `${label}: ${ratio.toFixed(2)} (target ≤ ${target})`, met: ratio <= target };
+}
+
+/**
+ * `count` pairs of timed operations, alternating which of the two goes first (so that drift in the
+ * machine's load hits both alike): `a(k)` and `b(k)` resolve with milliseconds. Returns both lists.
+ */
+async function alternatingPairs(count, a, b) {
+  const out = { a: [], b: [] };
+  for (let k = 0; k < count; k++) {
+    if (k % 2 === 0) {
+      out.a.push(await a(k));
+      out.b.push(await b(k));
+    } else {
+      out.b.push(await b(k));
+      out.a.push(await a(k));
+    }
+  }
+  return out;
+}
+
+/** The p50 of each run of 100 timings (ms, one decimal): how a fill's cost moves as the repository grows. */
+function p50PerHundred(ms) {
+  const out = [];
+  for (let i = 0; i < ms.length; i += 100) out.push(Math.round(median(ms.slice(i, i + 100)) * 10) / 10);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving generated index files vs nginx serving the same bytes (debian, rpm and alpine benches).
+// ---------------------------------------------------------------------------------------------
+
+/** CPU time (user + system) in ms of process `pid` and all its descendants so far (Linux /proc; null elsewhere). */
+function processTreeCpuMs(pid) {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  let total = 0;
+  const visit = (p) => {
+    const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total += (Number(fields[11]) + Number(fields[12])) * tick;
+    for (const task of fs.readdirSync(`/proc/${p}/task`)) {
+      const children = fs.readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) visit(child);
+    }
+  };
+  try {
+    visit(pid);
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keep-alive GET load with Node's own HTTP client (llhttp, in C): `connections` loops of requests
+ * for `duration` seconds, bodies read and dropped. autocannon parses responses in JavaScript
+ * (http-parser-js) and tops out near 60 MB/s, so on index files of 100 KB and more it measures
+ * itself, not the server (nginx and a bare Node server both stop at ~360 req/s under it for
+ * 166 KB). Returns req/s, counts of non-200 answers and errors, and the latency percentiles.
+ */
+function httpLoad({ url, headers = {}, connections = 16, duration = 5 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const ms = [];
+  let non2xx = 0;
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + duration * 1000;
+  const one = () =>
+    new Promise((resolve) => {
+      const t0 = process.hrtime.bigint();
+      const req = http.get(url, { agent, headers, timeout: 10_000 }, (res) => {
+        if (res.statusCode !== 200) non2xx++;
+        res.on('data', () => {});
+        res.on('end', () => resolve(ms.push(Number(process.hrtime.bigint() - t0) / 1e6)));
+        res.on('error', () => resolve(errors++));
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => resolve(errors++));
+    });
+  const loop = async () => {
+    while (Date.now() < deadline) await one();
+  };
+  return Promise.all(Array.from({ length: connections }, loop)).then(() => {
+    agent.destroy();
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    return {
+      connections,
+      seconds,
+      requestsPerSec: ms.length / seconds,
+      totalRequests: ms.length,
+      non2xx,
+      errors,
+      latencyMs: latencySummary(ms),
+    };
+  });
+}
+
+/** GET `url` (one fresh connection): { status, headers, body: Buffer }. */
+function getBytes(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** One server under httpLoad: warm-up, then the measured run with its CPU time per request. */
+async function servedLoad(target, pid, { connections, duration, warmup }) {
+  await httpLoad({ ...target, connections, duration: warmup });
+  const cpu0 = processTreeCpuMs(pid);
+  const load = await httpLoad({ ...target, connections, duration });
+  const cpu1 = processTreeCpuMs(pid);
+  const cpuMs = cpu0 == null || cpu1 == null ? null : cpu1 - cpu0;
+  return {
+    ...load,
+    cpuMsPerRequest: cpuMs == null || !load.totalRequests ? null : cpuMs / load.totalRequests,
+    cpuShareOfCore: cpuMs == null ? null : cpuMs / (load.seconds * 1000),
+  };
+}
+
+/**
+ * Serve each of `files` ({ label, url, headers }: Hearth URLs) against nginx serving the same bytes
+ * from disk. Each file is fetched from Hearth first (it must answer 200), written under a
+ * world-readable root (nginx's workers run as nobody: a root under a 0700 temp dir answers 403,
+ * which once made nginx look 250× faster) and fetched back from nginx, byte for byte, before any
+ * load. Then Hearth and nginx in turn: req/s under httpLoad, any non-200 answer counted, and the
+ * CPU time per request of each server's process tree (the fair figure when the load client, on the
+ * same 2 cores, is what limits the faster server). Returns one result per file, or null without nginx.
+ */
+async function compareWithNginx(hearth, files, { dir, connections = 16, duration = 5, warmup = 1 } = {}) {
+  const binary = findNginx();
+  if (!binary) return null;
+  const base = fs.mkdtempSync(path.join(dir, 'nginx-'));
+  const root = path.join(base, 'www');
+  fs.mkdirSync(root);
+  for (const d of [dir, base, root]) fs.chmodSync(d, 0o755);
+  const fetched = [];
+  for (const [i, file] of files.entries()) {
+    const got = await getBytes(file.url, file.headers);
+    if (got.status !== 200) throw new Error(`${file.label}: Hearth answered ${got.status}: ${got.body.toString().slice(0, 200)}`);
+    const name = `file-${i}`;
+    fs.writeFileSync(path.join(root, name), got.body, { mode: 0o644 });
+    fetched.push({ ...file, name, body: got.body });
+  }
+  const nginx = await startNginx(binary, root, base);
+  try {
+    const results = [];
+    for (const file of fetched) {
+      const back = await getBytes(`${nginx.url}/${file.name}`);
+      if (back.status !== 200 || !back.body.equals(file.body)) {
+        throw new Error(
+          `${file.label}: nginx answered ${back.status} with ${back.body.length} bytes, not the ${file.body.length} Hearth served`,
+        );
+      }
+      const options = { connections, duration, warmup };
+      const h = await servedLoad({ url: file.url, headers: file.headers }, hearth.pid, options);
+      const n = await servedLoad({ url: `${nginx.url}/${file.name}` }, nginx.child.pid, options);
+      results.push({
+        label: file.label,
+        bytes: file.body.length,
+        hearth: h,
+        nginx: n,
+        ratio: h.requestsPerSec / n.requestsPerSec,
+        cpuRatio: h.cpuMsPerRequest && n.cpuMsPerRequest ? n.cpuMsPerRequest / h.cpuMsPerRequest : null,
+      });
+    }
+    return results;
+  } finally {
+    nginx.child.kill('SIGTERM');
+    await Promise.race([new Promise((r) => nginx.child.once('exit', r)), sleep(3000)]);
+  }
+}
+
+/**
+ * Print `heading` and the table of compareWithNginx results; return their verdicts (target:
+ * Hearth's req/s ÷ nginx's) and warnings (only a warning when nginx is not installed).
+ */
+function servingReport(results, target, heading) {
+  console.log(`\n${heading}`);
+  if (!results) return { verdicts: [], warnings: ['nginx is not installed (apt-get install -y nginx-light): no serving comparison'] };
+  const fmt = (n, d = 0) => (n == null ? null : n.toFixed(d));
+  const rows = [['GET (same bytes)', 'bytes', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-200', 'CPU ms/req', 'CPU % of a core']];
+  for (const r of results) {
+    for (const [server, m] of [
+      ['hearth', r.hearth],
+      ['nginx', r.nginx],
+    ]) {
+      rows.push([
+        server === 'hearth' ? r.label : '',
+        server === 'hearth' ? r.bytes : '',
+        server,
+        fmt(m.requestsPerSec),
+        fmt(m.latencyMs.p50, 1),
+        fmt(m.latencyMs.p99, 1),
+        m.non2xx + m.errors,
+        fmt(m.cpuMsPerRequest, 3),
+        fmt(m.cpuShareOfCore == null ? null : m.cpuShareOfCore * 100),
+      ]);
+    }
+  }
+  console.log(table(rows));
+  const warnings = [];
+  for (const r of results) {
+    if (r.hearth.non2xx + r.hearth.errors + r.nginx.non2xx + r.nginx.errors > 0) warnings.push(`${r.label}: some answers were not 200`);
+    if (r.nginx.cpuShareOfCore != null && r.nginx.cpuShareOfCore < 0.8) {
+      warnings.push(
+        `${r.label}: nginx used ${(r.nginx.cpuShareOfCore * 100).toFixed(0)}% of a core: the load client limits it, so the req/s ratio ` +
+          `flatters Hearth; the CPU-per-request ratio (${fmt(r.cpuRatio, 2)}) is what a server-bound run would show`,
+      );
+    }
+  }
+  const verdicts = results.map((r) => ({
+    line:
+      `${r.label} hearth ÷ nginx (req/s): ${r.ratio.toFixed(2)} (target ≥ ${target}); ` +
+      `CPU per request, nginx ÷ hearth: ${fmt(r.cpuRatio, 2)}`,
+    met: r.ratio >= target && r.hearth.non2xx + r.hearth.errors === 0,
+  }));
+  return { verdicts, warnings };
+}
+
 module.exports = {
+  atMost,
+  alternatingPairs,
+  p50PerHundred,
+  processTreeCpuMs,
+  httpLoad,
+  getBytes,
+  compareWithNginx,
+  servingReport,
   tarEntry,
   timedPut,
   closeUploads,

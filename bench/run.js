@@ -35,6 +35,8 @@ const BENCHMARKS = [
   'go',
   'swift-chef',
   'debian',
+  'alpine',
+  'web',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

@@ -22,6 +22,8 @@ PACKAGES=(
   ruby-mixlib-authentication  # Chef registry: requests signed as knife signs them
   openssl      # Alpine index signatures (openssl dgst -verify); the go client test's TLS front
   nginx-light  # benchmarks: nginx serves the same bytes as the baseline (npm run bench)
+  chromium     # web interface: playwright-core drives Debian's chromium in the browser tests
+  fonts-dejavu-core  # web interface: screenshots render text with a real font
 )
 
 missing=()

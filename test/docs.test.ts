@@ -41,7 +41,7 @@ test('plugins import only @hearth/plugin-api from Hearth, never kernel internals
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory() && !['node_modules', 'dist'].includes(entry.name)) walk(full);
-      else if (/\.(ts|js)$/.test(entry.name) && !full.includes(`${path.sep}test${path.sep}`)) {
+      else if (/\.(tsx?|js)$/.test(entry.name) && !full.includes(`${path.sep}test${path.sep}`)) {
         const text = fs.readFileSync(full, 'utf8');
         if (/from ['"]@hearth\/core|require\(['"]@hearth\/core|core\/kernel/.test(text)) offenders.push(path.relative(ROOT, full));
       }

@@ -11,7 +11,7 @@ import ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..');
 const PLUGINS = path.join(ROOT, 'plugins');
-const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const BUILTINS = new Set(builtinModules);
 
 interface Manifest {

@@ -1,4 +1,4 @@
-import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
 import type { KernelHooks, Logger } from '@hearth/plugin-api';
 
 /** The tap record tapable hands to a `register` interceptor. */
@@ -11,7 +11,7 @@ interface RegisteredTap {
 /**
  * Build the kernel's frozen hook object. Notification hooks (things that already happened) get
  * an interceptor that contains each tap: a tap that throws is logged under its name and the
- * request, and the other taps, go on. Decision hooks (authenticate, mutate, creating, deleting, routes)
+ * request, and the other taps, go on. Decision hooks (authenticate, verifyPassword, errorPage, mutate, creating, deleting, routes)
  * propagate errors, because a throw there is how a tap says no.
  */
 export function createHooks(log: Logger): KernelHooks {
@@ -22,9 +22,11 @@ export function createHooks(log: Logger): KernelHooks {
   const hooks: KernelHooks = {
     auth: Object.freeze({
       authenticate: new AsyncSeriesBailHook<[any], any>(['request']),
+      verifyPassword: new AsyncSeriesBailHook<[any], any>(['check']),
     }),
     http: Object.freeze({
       routes: new AsyncSeriesHook<[any]>(['registrar']),
+      errorPage: new SyncBailHook<[any, any, any], any>(['error', 'request', 'response']),
     }),
     issue: Object.freeze({
       mutate: new AsyncSeriesWaterfallHook<[any, any]>(['mutation', 'context']),

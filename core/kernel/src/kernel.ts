@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Request, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import {
@@ -10,6 +10,7 @@ import {
   type Logger,
   type PackageRouteOptions,
   type PluginCommand,
+  type ErrorPage,
   type Principal,
   type RouteRegistrar,
 } from '@hearth/plugin-api';
@@ -55,7 +56,8 @@ import { attachmentsRouter } from './attachments/download-router';
 import { attachmentService, type KernelAttachments } from './plugins/attachments';
 import { AttachedGitDirectories } from './repos/attached-git';
 import { contentsSiteRouter } from './repos/contents-site';
-import { buildApiRouter, withBoundedIntegers, type RegisteredOperation } from './http/operations';
+import { buildApiRouter, withBoundedIntegers, type OperationDeps, type RegisteredOperation } from './http/operations';
+import { operationInvoker } from './http/invoke';
 import { buildOpenApi } from './http/openapi';
 import { pagedResponse } from './http/paging';
 import { errorBody, errorHandler, notFoundHandler } from './http/errors';
@@ -171,6 +173,7 @@ export class Hearth {
       authenticate: (req) => this.authenticate(req),
       attachedGit: this.attachedGit,
       attachments: this.attachments,
+      api: operationInvoker(this.operations, this.operationDeps(), log),
     });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
@@ -303,15 +306,7 @@ export class Hearth {
     app.set('etag', false);
     app.use(requestContext(this.log, this.metrics, config.log.REQUESTS));
     // The API first: it is nearly all the traffic, and nothing below it serves /api/v1.
-    app.use(
-      '/api/v1',
-      buildApiRouter(this.operations, {
-        schemas: this.schemas,
-        config,
-        authenticate: (req) => this.authenticate(req),
-        resolveAccess: (access, params, principal) => resolveAccess(access, params, principal, this.repos.access, this.users),
-      }),
-    );
+    app.use('/api/v1', buildApiRouter(this.operations, this.operationDeps()));
     app.use('/api/v1', notFoundHandler(docsUrl));
 
     app.get('/api/healthz', async (_req, res) => {
@@ -359,8 +354,20 @@ export class Hearth {
 
     this.packages.mount(app, this.packageRouters);
     for (const { prefix, router } of this.rootRouters) app.use(prefix, router);
-    app.use(notFoundHandler(docsUrl));
-    app.use(errorHandler(docsUrl, this.log));
+    // Pages for browsers outside the API, when a plugin renders them (the web interface).
+    const renderPage = (error: ErrorPage, req: Request, res: Response) => this.hooks.http.errorPage.call(error, req, res) === true;
+    app.use(notFoundHandler(docsUrl, renderPage));
+    app.use(errorHandler(docsUrl, this.log, renderPage));
+  }
+
+  /** What running an operation needs, over HTTP or in-process. */
+  private operationDeps(): OperationDeps {
+    return {
+      schemas: this.schemas,
+      config: this.config,
+      authenticate: (req) => this.authenticate(req),
+      resolveAccess: (access, params, principal) => resolveAccess(access, params, principal, this.repos.access, this.users),
+    };
   }
 
   /** The caller of a request, resolved once per request. */

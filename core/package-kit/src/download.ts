@@ -8,6 +8,58 @@ export function etagMatches(req: IncomingMessage, etag: string): boolean {
   return !!inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
+/** Whether the request's If-Modified-Since is not older than `lastModified` (HTTP dates have whole seconds). */
+function unmodifiedSince(req: IncomingMessage, lastModified: Date): boolean {
+  const since = Date.parse(String(req.headers['if-modified-since'] ?? ''));
+  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+/**
+ * Cache-Control of a file whose URL names its content (by-hash and content-addressed index
+ * files): immutable, kept for a day (an owner made private later is not served from caches for
+ * long). `public` only for an anonymous read (the owner is public); a read with credentials is
+ * `private`, so that no shared cache hands a private owner's index to others.
+ */
+export function immutableCacheControl(anonymous: boolean): string {
+  return `${anonymous ? 'public' : 'private'}, max-age=86400, immutable`;
+}
+
+export interface BytesOptions {
+  contentType: string;
+  /** A strong ETag, quoted (e.g. from the content's hash). */
+  etag: string;
+  /** When the content was made: sent as Last-Modified, compared with If-Modified-Since. */
+  lastModified?: Date;
+  /** Default `no-cache` (clients revalidate: a 304 when nothing changed). */
+  cacheControl?: string;
+}
+
+/**
+ * Answer with bytes held in memory (a generated index or signature): Content-Type,
+ * Content-Length, ETag, Last-Modified and Cache-Control, then 304 when If-None-Match names the
+ * ETag (or, without If-None-Match, If-Modified-Since is not older than Last-Modified, which is
+ * how apt revalidates Release files), 200 without a body for HEAD, else 200 with the bytes.
+ * HTTP dates have whole seconds: a Last-Modified is only sent once its second is over, so that a
+ * client never holds the date of content that changed again within that second.
+ */
+export function sendBytes(req: IncomingMessage, res: ServerResponse, body: Buffer, options: BytesOptions): void {
+  const headers: Record<string, string> = {
+    'Content-Type': options.contentType,
+    ETag: options.etag,
+    'Cache-Control': options.cacheControl ?? 'no-cache',
+  };
+  const second = (d: Date) => Math.floor(d.getTime() / 1000);
+  const lastModified = options.lastModified && second(options.lastModified) < second(new Date()) ? options.lastModified : undefined;
+  if (lastModified) headers['Last-Modified'] = lastModified.toUTCString();
+  const notModified = req.headers['if-none-match'] ? etagMatches(req, options.etag) : !!lastModified && unmodifiedSince(req, lastModified);
+  if (notModified) {
+    res.writeHead(304, headers).end();
+    return;
+  }
+  headers['Content-Length'] = String(body.length);
+  res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
+}
+
 export interface DownloadOptions {
   /** The file's size: sent as Content-Length. */
   size: number;

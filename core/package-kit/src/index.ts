@@ -8,6 +8,15 @@ export { scanTar, readTar, tarFile, TAR_END, type TarScanOptions, type TarEntry 
 export { ZipFile, writeZip, type ZipEntry, type ZipInput } from './zip';
 export { ArFile, type ArMember } from './ar';
 export { gzipMember, type GzipMember } from './gzip';
-export { SnapshotCache, StampedCache } from './snapshot-cache';
+export { LruCache, StampedCache } from './snapshot-cache';
 export { PackageFileTable } from './file-table';
-export { etagMatches, sendDownload, sendStoredFile, type DownloadOptions, type StoredFile } from './download';
+export {
+  etagMatches,
+  immutableCacheControl,
+  sendBytes,
+  sendDownload,
+  sendStoredFile,
+  type BytesOptions,
+  type DownloadOptions,
+  type StoredFile,
+} from './download';

@@ -1,63 +1,54 @@
 /**
- * Caches of generated repository indexes, two ways to know an index is current:
- * - SnapshotCache: dropped explicitly (`invalidate`) when the repository changes, keeping the
- *   last few snapshots reachable (for clients holding an older top-level index);
+ * Caches of generated repository indexes:
  * - StampedCache: checked against a stamp read from the database on every read (e.g. row count
- *   and highest id), so every process sees every change without invalidation.
+ *   and highest id), so every process sees every change without invalidation;
+ * - LruCache: content that a key names for ever (content-addressed index files), bounded in bytes.
  */
 
 /**
- * Generated indexes per repository, built on first read after a change and then served from
- * memory. A change drops the current snapshot; a build that was running when the change came is
- * still handed to the readers that asked before it (each snapshot is consistent in itself), but
- * is not kept. The last `keep` snapshots stay reachable by their immutable file names, so a
- * client that read the previous top-level index can still fetch the files it names.
+ * Values whose key names them for ever (e.g. an index file by its hash), the least recently used
+ * dropped first once their sizes add up to more than `maxBytes`. A value larger than an eighth of
+ * that is not kept (it would push out everything else).
  */
-export class SnapshotCache<T> {
-  private readonly current = new Map<string, { snapshot?: Promise<T> }>();
-  private readonly retired = new Map<string, T[]>();
+export class LruCache<V> {
+  private readonly entries = new Map<string, V>();
+  private bytes = 0;
 
-  constructor(private readonly keep = 3) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {}
 
-  get(key: string, build: () => Promise<T>): Promise<T> {
-    let entry = this.current.get(key);
-    if (!entry) {
-      entry = {};
-      this.current.set(key, entry);
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    const size = this.sizeOf(value);
+    if (size > this.maxBytes / 8) return;
+    this.delete(key);
+    this.entries.set(key, value);
+    this.bytes += size;
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= this.maxBytes) break;
+      this.delete(oldest);
     }
-    if (entry.snapshot) return entry.snapshot;
-    const slot = entry;
-    const snapshot = build();
-    slot.snapshot = snapshot;
-    snapshot.then(
-      (value) => {
-        const list = this.retired.get(key) ?? [];
-        list.unshift(value);
-        this.retired.set(key, list.slice(0, this.keep));
-      },
-      () => {
-        if (slot.snapshot === snapshot) slot.snapshot = undefined;
-      },
-    );
-    return snapshot;
   }
 
-  /** The repository changed: the next read builds a new snapshot. */
-  invalidate(key: string): void {
-    const entry = this.current.get(key);
-    if (!entry) return;
-    entry.snapshot = undefined;
+  /** Drop every key starting with `prefix` (an owner went away). */
+  deletePrefix(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.delete(key);
   }
 
-  /** Drop every repository whose key starts with `prefix` (an owner went away). */
-  invalidatePrefix(prefix: string): void {
-    for (const key of this.current.keys()) if (key.startsWith(prefix)) this.invalidate(key);
-    for (const key of this.retired.keys()) if (key.startsWith(prefix)) this.retired.delete(key);
-  }
-
-  /** Recent snapshots of `key`, newest first (for files named by a top-level index that is no longer current). */
-  recent(key: string): readonly T[] {
-    return this.retired.get(key) ?? [];
+  private delete(key: string): void {
+    const value = this.entries.get(key);
+    if (value === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= this.sizeOf(value);
   }
 }
 

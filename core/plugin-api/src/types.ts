@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
 import type { Knex } from 'knex';
 import type { Router, Request, Response } from 'express';
 import type { ApiResponse } from './responses';
@@ -69,6 +69,19 @@ export interface AuthRequest {
   path: string;
   headers: IncomingHttpHeaders;
   query: Record<string, unknown>;
+}
+
+/** A login and password to check (`auth.verifyPassword`). (API 2.2) @public */
+export interface PasswordCheck {
+  /** A user name or primary email, as typed. */
+  login: string;
+  password: string;
+}
+
+/** An error to render as a page (`http.errorPage`). (API 2.2) @public */
+export interface ErrorPage {
+  status: number;
+  message: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,10 +266,21 @@ export interface KernelHooks {
      * throw ApiError(401) to reject bad credentials.
      */
     readonly authenticate: AsyncSeriesBailHook<[AuthRequest], Principal | undefined>;
+    /**
+     * Check a login name (or email) and password, for basic auth and the web sign-in form. First
+     * tap to return a user wins; the kernel's local accounts tap last; return null to refuse the
+     * password, undefined to pass to the next source (e.g. an LDAP plugin before local accounts). (API 2.2)
+     */
+    readonly verifyPassword: AsyncSeriesBailHook<[PasswordCheck], UserInfo | null | undefined>;
   };
   readonly http: {
     /** Called once at start, after every plugin's apply(): contribute API operations and routers. */
     readonly routes: AsyncSeriesHook<[RouteRegistrar]>;
+    /**
+     * Render an error of a path outside the API for a client that asked for HTML (a browser):
+     * return true when the tap sent the response. Unanswered, the kernel sends its JSON error. (API 2.2)
+     */
+    readonly errorPage: SyncBailHook<[ErrorPage, Request, Response], boolean | undefined>;
   };
   readonly issue: {
     /** A waterfall over a proposed issue change, inside its transaction. */
@@ -542,6 +566,36 @@ export interface UserDirectory {
   toApiByIds(ids: readonly number[], viewer: Principal | null): Promise<Map<number, Record<string, unknown>>>;
   /** Individual (non-organization) accounts: all, and those who signed in within 180 and 30 days. */
   stats(): Promise<{ total: number; activeHalfyear: number; activeMonth: number }>;
+  /**
+   * The user a login (name or email) and password sign in as, through `auth.verifyPassword`, or
+   * null. Accounts that may not sign in (prohibited, not activated) are ApiError 403. (API 2.2)
+   */
+  verifyPassword(login: string, password: string): Promise<UserInfo | null>;
+  /**
+   * Self-registration (the web sign-up form): an ordinary account, or ApiError 403 when
+   * `[service] DISABLE_REGISTRATION` is set, 422 for a bad or taken name, email or password. (API 2.2)
+   */
+  register(input: { name: string; email: string; password: string }): Promise<UserInfo>;
+  /** Whether any site administrator exists (first-run hints). (API 2.2) */
+  hasSiteAdmin(): Promise<boolean>;
+}
+
+/**
+ * `/api/v1` operations called in-process with a caller's principal, e.g. by a web interface: the
+ * same token-scope, access and validation checks as over HTTP. (API 2.2)
+ * @public
+ */
+export interface ApiInvoker {
+  /**
+   * Run the operation at `path` (below `/api/v1`, segments percent-encoded) as `principal`; the
+   * operation's answer, or its ApiError (404 for a path no operation serves).
+   */
+  call(
+    principal: Principal | null,
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+    path: string,
+    options?: { query?: Record<string, unknown>; body?: unknown },
+  ): Promise<ApiResponse>;
 }
 
 /** Helpers for API responses that depend on the kernel's settings. @public */
@@ -791,6 +845,8 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly organizations: OrganizationDirectory;
   /** Branch protection rules and the checks of merges and ref changes. (API 2.1) */
   readonly protection: BranchProtection;
+  /** The forge's `/api/v1` operations, called in-process as a given principal. (API 2.2) */
+  readonly api: ApiInvoker;
 }
 
 /** One schema migration of a plugin. Names sort in the order they run. @public */

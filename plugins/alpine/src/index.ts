@@ -49,11 +49,8 @@ export default definePlugin<AlpineSettings>({
     const repos = new AlpineRepositories(ctx);
     ctx.hooks.http.routes.tap('alpine', (r) => r.packages(TYPE, alpineRoutes(ctx, repos)));
     ctx.hooks.package.deleted.tapPromise('alpine', async (e) => {
-      if (e.type === TYPE) await repos.versionDeleted(e.ownerId, e.packageVersionId);
+      if (e.type === TYPE) await repos.removeVersion(e.packageVersionId);
     });
-    ctx.hooks.user.deleting.tapPromise('alpine', async ({ user, trx }) => {
-      await trx(FILES_TABLE).where({ owner_id: user.id }).delete();
-    });
-    ctx.hooks.user.deleted.tapPromise('alpine', async ({ user }) => repos.ownerGone(user.id));
+    ctx.hooks.user.deleting.tapPromise('alpine', ({ user, trx }) => repos.removeOwner(user.id, trx));
   },
 });

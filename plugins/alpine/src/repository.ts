@@ -4,7 +4,7 @@ import { ApiError, nowUnix, type PackageFileInfo, type PluginContext, type UserI
 import type { Request } from 'express';
 import { signedIndex, indexStanza, type SignedIndex } from './apk-index';
 import { ApkFormatError, readApk, type PkgInfo } from './apk-package';
-import { SnapshotCache } from '@hearth/package-kit';
+import { PackageFileTable, StampedCache } from '@hearth/package-kit';
 
 export const TYPE = 'alpine';
 export const FILES_TABLE = 'alpine_file';
@@ -26,6 +26,7 @@ interface FileRow {
   file_id: number;
   arch: string;
   stanza: string;
+  created_unix: number;
 }
 
 export const apkFileName = (i: Pick<PkgInfo, 'pkgname' | 'pkgver'>) => `${i.pkgname}-${i.pkgver}.apk`;
@@ -39,19 +40,17 @@ export function keyNameOf(publicKeyPem: string): string {
 /**
  * Alpine repositories of an owner: `{branch}/{repository}/{arch}`. Each stored .apk gets a row
  * with its ready-made APKINDEX record; an index is the records of the arch plus `noarch`,
- * signed with the owner's RSA key, built on the first read after a change and then cached.
+ * signed with the owner's RSA key, built on the first read after a change and then kept in
+ * memory under a stamp of its rows (count and highest id) that every read takes from the
+ * database: every process serving the database sees every publish and delete at once, for the
+ * one indexed read the request makes anyway. A build is deterministic (records in a fixed order,
+ * tar times from the newest row, gzip without a time, PKCS#1 v1.5 signature), so two processes
+ * serve the same bytes and ETag for one state of the repository.
  */
-export class AlpineRepositories {
-  private readonly indexes = new SnapshotCache<SignedIndex>(2);
-  constructor(private readonly ctx: PluginContext<AlpineSettings>) {}
-
-  private prefix(ownerId: number, ref: RepositoryRef): string {
-    return `${ownerId}/${ref.branch}/${ref.repository}/`;
-  }
-
-  private invalidate(ownerId: number, ref: RepositoryRef): void {
-    // A noarch package is in every arch's index.
-    this.indexes.invalidatePrefix(this.prefix(ownerId, ref));
+export class AlpineRepositories extends PackageFileTable<FileRow> {
+  private readonly indexes = new StampedCache<SignedIndex>();
+  constructor(private readonly ctx: PluginContext<AlpineSettings>) {
+    super(ctx.db, FILES_TABLE);
   }
 
   async publish(req: Request, owner: UserInfo, actor: UserInfo | null, ref: RepositoryRef): Promise<PkgInfo> {
@@ -101,7 +100,6 @@ export class AlpineRepositories {
         await this.ctx.packages.deleteFile(file, actor).catch(() => undefined);
         throw err;
       }
-      this.invalidate(owner.id, ref);
       return info;
     } finally {
       await spooled.cleanup();
@@ -126,40 +124,31 @@ export class AlpineRepositories {
 
   async remove(owner: UserInfo, actor: UserInfo | null, ref: RepositoryRef, arch: string, filename: string): Promise<void> {
     const { file, row } = await this.findFile(owner.id, ref, arch, filename);
-    await this.ctx.db(FILES_TABLE).where({ id: row.id }).delete();
-    this.invalidate(owner.id, ref);
+    await this.removeFile(row.id);
     await this.ctx.packages.deleteFile(file, actor);
-  }
-
-  async versionDeleted(ownerId: number, versionId: number): Promise<void> {
-    const rows: RepositoryRef[] = await this.ctx.db(FILES_TABLE).where({ version_id: versionId }).select('branch', 'repository');
-    await this.ctx.db(FILES_TABLE).where({ version_id: versionId }).delete();
-    for (const ref of rows) this.invalidate(ownerId, ref);
-  }
-
-  ownerGone(ownerId: number): void {
-    this.indexes.invalidatePrefix(`${ownerId}/`);
   }
 
   /** The signed APKINDEX.tar.gz of `arch`, or null when the branch/repository holds no package at all. */
   async index(owner: UserInfo, ref: RepositoryRef, arch: string): Promise<SignedIndex | null> {
-    const exists = await this.ctx.db(FILES_TABLE).where({ owner_id: owner.id, branch: ref.branch, repository: ref.repository }).first('id');
-    if (!exists) return null;
-    return this.indexes.get(`${this.prefix(owner.id, ref)}${arch}`, async () => {
-      const rows: FileRow[] = await this.ctx
-        .db(FILES_TABLE)
-        .where({ owner_id: owner.id, branch: ref.branch, repository: ref.repository })
-        .whereIn('arch', arch === NOARCH ? [NOARCH] : [arch, NOARCH])
+    const inRepository = () => this.db(FILES_TABLE).where({ owner_id: owner.id, branch: ref.branch, repository: ref.repository });
+    // A noarch package is in every arch's index.
+    const rows = () => inRepository().whereIn('arch', arch === NOARCH ? [NOARCH] : [arch, NOARCH]);
+    const stamp = await this.stamp(rows());
+    if (stamp.startsWith('0:') && !(await inRepository().first('id'))) return null;
+    // The owner's name is in the index's DESCRIPTION.
+    return this.indexes.get(`${owner.id}/${ref.branch}/${ref.repository}/${arch}`, `${stamp}/${owner.name}`, async () => {
+      const records: FileRow[] = await rows()
         .orderBy([{ column: 'name' }, { column: 'version' }, { column: 'id' }])
-        .select('stanza');
+        .select('stanza', 'created_unix');
       const key = await this.ctx.packages.signingKeys.rsa(owner.id, TYPE);
       const description = `${owner.name} ${ref.branch}/${ref.repository}`;
+      const newest = records.reduce((t, r) => Math.max(t, Number(r.created_unix)), 0);
       return signedIndex(
-        rows.map((r) => r.stanza),
+        records.map((r) => r.stanza),
         description,
         keyNameOf(key.publicKeyPem),
         (data) => key.sign(data, 'sha1'),
-        nowUnix(),
+        newest,
       );
     });
   }

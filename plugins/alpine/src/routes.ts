@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { ApiError, contentDisposition, type PluginContext } from '@hearth/plugin-api';
 import { APK_ARCH } from './apk-package';
 import { keyNameOf, TYPE, type AlpineRepositories, type AlpineSettings, type RepositoryRef } from './repository';
-import { sendDownload } from '@hearth/package-kit';
+import { sendBytes, sendDownload } from '@hearth/package-kit';
 
 /** Branches (`v3.19`, `edge`) and repositories (`main`, `community`): one safe path segment each. */
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_+-]*(?:\.[A-Za-z0-9_+-]+)*$/;
@@ -55,14 +55,8 @@ export function alpineRoutes(ctx: PluginContext<AlpineSettings>, repos: AlpineRe
     const { owner } = packages.access(req);
     const index = await repos.index(owner, ref, arch);
     if (!index) throw ApiError.notFound('the repository has no packages');
-    const etag = `"${index.sha256}"`;
-    res.set({ 'Content-Type': 'application/gzip', ETag: etag, 'Cache-Control': 'no-cache', 'Content-Length': String(index.body.length) });
-    const inm = req.headers['if-none-match'];
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.status(200).end(req.method === 'HEAD' ? undefined : index.body);
+    // 304 for a matching If-None-Match while the index is unchanged.
+    sendBytes(req, res, index.body, { contentType: 'application/gzip', etag: `"${index.sha256}"` });
   });
 
   router.get('/:branch/:repository/:arch/:filename', async (req: Request, res: Response) => {

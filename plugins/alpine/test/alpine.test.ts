@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, type TestServer } from '@hearth/testing';
+import { createTestDatabase, startServer, type TestServer } from '@hearth/testing';
 import { buildApk, gzipMembers, requireTool, type BuiltApk } from './helpers';
 
 /** The tar entries of an uncompressed tar stream, by name. */
@@ -177,6 +177,51 @@ describe('alpine registry', () => {
     expect((await req('GET', 'bob/alpine/key')).status).toBe(404);
     expect((await req('GET', 'bob/alpine/v3.19/main/x86_64/APKINDEX.tar.gz', bobWrite)).status).toBe(200);
   });
+});
+
+test("two processes on one database: each serves the other's publishes and deletes at once, with the same bytes", async () => {
+  const database = await createTestDatabase();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-apk-shared-'));
+  const shared = { plugins: { alpine: { enabled: true } }, database: { URL: database.url }, server: { DATA_DIR: work } };
+  const servers: TestServer[] = [];
+  try {
+    servers.push(await startServer(shared));
+    servers.push(await startServer(shared));
+    const [first, second] = servers;
+    const olga = await first.user('olga');
+    const token = await first.token(olga, ['write:package', 'delete:package']);
+    const at = (s: TestServer, p: string) => new URL(`api/packages/olga/alpine/${p}`, s.url);
+    const put = async (s: TestServer, name: string) => {
+      const apk = await buildApk(work, { name });
+      const res = await fetch(at(s, 'edge/main'), { method: 'PUT', headers: { Authorization: `token ${token}` }, body: apk.file });
+      expect(res.status).toBe(201);
+    };
+    const served = async (s: TestServer) => {
+      const res = await fetch(at(s, 'edge/main/x86_64/APKINDEX.tar.gz'));
+      expect(res.status).toBe(200);
+      return { etag: res.headers.get('etag'), body: Buffer.from(await res.arrayBuffer()) };
+    };
+    const names = async (s: TestServer) => [...parseIndex((await served(s)).body).values()].map((r) => r.P);
+
+    await put(first, 'one');
+    expect(await names(second)).toEqual(['one']);
+    await put(first, 'two');
+    // The second server built the index before: it must not serve that stale one.
+    expect(await names(second)).toEqual(['one', 'two']);
+    const [a, b] = [await served(first), await served(second)];
+    expect(a.body.equals(b.body)).toBe(true);
+    expect(a.etag).toBe(b.etag);
+    const removed = await fetch(at(second, 'edge/main/x86_64/one-1.0.0-r0.apk'), {
+      method: 'DELETE',
+      headers: { Authorization: `token ${token}` },
+    });
+    expect(removed.status).toBe(204);
+    expect(await names(first)).toEqual(['two']);
+  } finally {
+    for (const s of servers.reverse()) await s.close();
+    await database.drop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('a server without the alpine plugin has no alpine routes and no alpine tables', async () => {

@@ -5,6 +5,7 @@ import { KeyedQueue, nowUnix, type PluginContext, type UserInfo } from '@hearth/
 import { IndexFileStore } from './index-files';
 import { releaseFile, type IndexFileEntry } from './release-file';
 import { DISTRIBUTIONS, FILES, RELEASES } from './tables';
+import { XzCompressor } from './xz';
 
 export const TYPE = 'debian';
 
@@ -28,8 +29,16 @@ interface ReleaseState {
   current: number;
   /** The generation its stored Release was built from (-1: none). */
   built: number;
+  /** When the stored Release was built. */
+  updated: Date;
   /** The column asked for ('' counts as none). */
   value: string | null;
+}
+
+/** A column of the current Release row and when the row was built. */
+export interface ReleaseValue {
+  value: string;
+  updated: Date;
 }
 
 /** A distribution without files has a Release row with empty texts: every index of it is a 404. */
@@ -42,20 +51,21 @@ const md5 = (b: Buffer) => crypto.createHash('md5').update(b).digest('hex');
 const packagesPath = (component: string, architecture: string) => `${component}/binary-${architecture}/Packages`;
 
 /**
- * The indexes of each distribution (Packages, Packages.gz, Release, InRelease, Release.gpg),
+ * The indexes of each distribution (Packages, Packages.gz, Packages.xz, Release, InRelease, Release.gpg),
  * built lazily. A publish or delete only raises the distribution's generation (one row, so it
  * costs the same whatever the index size); the first read that finds the stored Release older
  * than the generation rebuilds the distribution's indexes: it writes the Packages files as
  * immutable content-addressed files, then stores Release, InRelease, Release.gpg and the list of
  * index files in one row with the generation it was built from. Every read compares that row's
- * generation with the distribution's, in the database, so every process serving the database
- * sees every change (nothing is cached in memory), and the row switches atomically: a client
- * always gets a Release whose by-hash files exist. Builds are deterministic in content (stanzas
- * in a fixed order, gzip without a time stamp), so two processes building one generation list
- * the same hashes.
+ * generation with the distribution's, in the database (one indexed read), so every process
+ * serving the database sees every change (nothing is cached in memory), and the row switches
+ * atomically: a client always gets a Release whose by-hash files exist. Builds are deterministic
+ * in content (stanzas in a fixed order, gzip without a time stamp, xz with one liblzma version
+ * and preset), so two processes building one generation list the same hashes.
  */
 export class DistributionIndexes {
   readonly store: IndexFileStore;
+  readonly xz: XzCompressor;
   private readonly builds = new KeyedQueue();
   private readonly collectedAt = new Map<number, number>();
 
@@ -64,6 +74,7 @@ export class DistributionIndexes {
     dataDir: string,
   ) {
     this.store = new IndexFileStore(dataDir);
+    this.xz = new XzCompressor((reason) => ctx.log.warn(`debian: Packages.xz is not served (${reason}); apt uses Packages.gz`));
   }
 
   private get db() {
@@ -82,8 +93,9 @@ export class DistributionIndexes {
   }
 
   /** A part of the distribution's current Release (built now when it is stale), or null when the distribution has no files. */
-  async releasePart(owner: UserInfo, distribution: string, part: ReleasePart): Promise<string | null> {
-    return (await this.current(owner, distribution, part))?.value ?? null;
+  async releasePart(owner: UserInfo, distribution: string, part: ReleasePart): Promise<ReleaseValue | null> {
+    const state = await this.current(owner, distribution, part);
+    return state?.value ? { value: state.value, updated: state.updated } : null;
   }
 
   /** The current index file at `relativePath` (e.g. `main/binary-amd64/Packages.gz`), or undefined. */
@@ -99,11 +111,16 @@ export class DistributionIndexes {
         this.on('r.owner_id', '=', 'd.owner_id').andOn('r.distribution', '=', 'd.distribution');
       })
       .where({ 'd.owner_id': ownerId, 'd.distribution': distribution })
-      .first(['d.generation as current', 'r.generation as built', ...(part ? [`r.${part} as ${part}`] : [])]);
+      .first(['d.generation as current', 'r.generation as built', 'r.updated_unix as updated', ...(part ? [`r.${part} as ${part}`] : [])]);
     if (!row) return null;
     const built = row.built === null || row.built === undefined ? -1 : Number(row.built);
     const value = part ? row[part] : null;
-    return { current: Number(row.current), built, value: typeof value === 'string' && value !== '' ? value : null };
+    return {
+      current: Number(row.current),
+      built,
+      updated: new Date(Number(row.updated ?? 0) * 1000),
+      value: typeof value === 'string' && value !== '' ? value : null,
+    };
   }
 
   private async current(owner: UserInfo, distribution: string, part: ReleasePart | 'index_files') {
@@ -132,9 +149,10 @@ export class DistributionIndexes {
   }
 
   /**
-   * Packages and Packages.gz per component and architecture, written to the store. `all` packages
-   * go into every architecture of their component; `all` is an architecture of its own only when
-   * the distribution has nothing else.
+   * Packages, Packages.gz and Packages.xz per component and architecture, written to the store.
+   * `all` packages go into every architecture of their component; `all` is an architecture of its
+   * own only when the distribution has nothing else. Without liblzma (see XzCompressor) there is no
+   * Packages.xz and the Release does not list one.
    */
   private async writePackagesFiles(ownerId: number, rows: StanzaRow[]) {
     const components = [...new Set(rows.map((r) => r.component))].sort();
@@ -146,11 +164,19 @@ export class DistributionIndexes {
       for (const architecture of architectures) {
         const stanzas = ofComponent.filter((r) => r.architecture === architecture || r.architecture === 'all').map((r) => r.stanza);
         const plain = Buffer.from(stanzas.join('\n'), 'utf8');
-        const compressed = await gzip(plain, { level: 6 });
-        for (const [suffix, content] of [
+        const [gz, xz] = await Promise.all([
+          gzip(plain, { level: 6 }),
+          this.xz.compress(plain).catch((err: unknown) => {
+            this.ctx.log.warn({ err }, 'debian: xz compression failed: this build lists no Packages.xz');
+            return null;
+          }),
+        ]);
+        const variants: Array<[string, Buffer]> = [
           ['', plain],
-          ['.gz', compressed],
-        ] as const) {
+          ['.gz', gz],
+        ];
+        if (xz) variants.push(['.xz', xz]);
+        for (const [suffix, content] of variants) {
           const sha256 = await this.store.put(ownerId, content);
           files.push({ path: `${packagesPath(component, architecture)}${suffix}`, size: content.length, md5: md5(content), sha256 });
         }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LruCache } from '@hearth/package-kit';
 
 /** How long a replaced index file stays servable (by hash) for clients that read the previous Release. */
 export const REPLACED_INDEX_GRACE_MS = 15 * 60 * 1000;
@@ -13,9 +14,8 @@ const MEMORY_BYTES = 64 * 1024 * 1024;
  * place before any Release names it, so every hash a Release lists can be fetched.
  */
 export class IndexFileStore {
-  /** Recently served files by owner and hash (immutable content), most recent last, up to MEMORY_BYTES in all. */
-  private readonly memory = new Map<string, Buffer>();
-  private memoryBytes = 0;
+  /** Recently served files by owner and hash (immutable content), up to MEMORY_BYTES in all. */
+  private readonly memory = new LruCache<Buffer>(MEMORY_BYTES, (b) => b.length);
 
   constructor(private readonly root: string) {}
 
@@ -25,20 +25,9 @@ export class IndexFileStore {
     if (!file) return null;
     const key = `${ownerId}/${sha256}`;
     const cached = this.memory.get(key);
-    if (cached) {
-      this.memory.delete(key);
-      this.memory.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const content = await fs.promises.readFile(file).catch(() => null);
-    if (!content || content.length > MEMORY_BYTES / 8) return content;
-    this.memory.set(key, content);
-    this.memoryBytes += content.length;
-    for (const [oldest, bytes] of this.memory) {
-      if (this.memoryBytes <= MEMORY_BYTES) break;
-      this.memory.delete(oldest);
-      this.memoryBytes -= bytes.length;
-    }
+    if (content) this.memory.set(key, content);
     return content;
   }
 
@@ -89,11 +78,7 @@ export class IndexFileStore {
   }
 
   async removeOwner(ownerId: number): Promise<void> {
-    for (const [key, bytes] of this.memory) {
-      if (!key.startsWith(`${ownerId}/`)) continue;
-      this.memory.delete(key);
-      this.memoryBytes -= bytes.length;
-    }
+    this.memory.deletePrefix(`${ownerId}/`);
     await fs.promises.rm(this.dirOf(ownerId), { recursive: true, force: true });
   }
 }

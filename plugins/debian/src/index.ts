@@ -6,8 +6,8 @@ import { DISTRIBUTIONS, FILES, RELEASES, migrations } from './tables';
 /**
  * The Debian registry: apt repositories per owner under /api/packages/{owner}/debian in Gitea's
  * layout (pool uploads, downloads and deletes; dists/{distribution} with a signed Release,
- * InRelease and Release.gpg; Packages and Packages.gz per component and architecture, also by
- * hash; repository.key). Control fields come from the .deb's control archive (gzip, xz or zstd).
+ * InRelease and Release.gpg; Packages, Packages.gz and Packages.xz per component and
+ * architecture, also by hash; repository.key). Control fields come from the .deb's control archive (gzip, xz or zstd).
  * Signing keys are the owner's `debian` OpenPGP key from ctx.packages.signingKeys.
  */
 export default definePlugin<DebianSettings>({
@@ -34,5 +34,7 @@ export default definePlugin<DebianSettings>({
       for (const table of [FILES, RELEASES, DISTRIBUTIONS]) await trx(table).where({ owner_id: user.id }).delete();
     });
     ctx.hooks.user.deleted.tapPromise('debian', ({ user }) => repository.indexes.store.removeOwner(user.id));
+    // The xz worker thread (started on the first build) ends with the server.
+    ctx.hooks.lifecycle.shutdown.tapPromise('debian', () => repository.indexes.xz.close());
   },
 });

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type Response } from 'express';
 import { ApiError, type PluginContext } from '@hearth/plugin-api';
+import { immutableCacheControl, sendBytes } from '@hearth/package-kit';
 import { ARCHITECTURE, PACKAGE_NAME, PACKAGE_VERSION, SUITE_NAME, parseControl } from './control-file';
 import { readControlFile } from './deb-archive';
 import type { ReleasePart } from './distribution-index';
@@ -18,6 +20,11 @@ const RELEASE_PARTS = new Map<string, ReleasePart>([
   ['InRelease', 'in_release'],
   ['Release.gpg', 'release_gpg'],
 ]);
+const INDEX_TYPES = new Map([
+  ['Packages', 'text/plain; charset=utf-8'],
+  ['Packages.gz', 'application/gzip'],
+  ['Packages.xz', 'application/x-xz'],
+]);
 
 function suite(value: unknown, what: string): string {
   const text = String(value);
@@ -25,14 +32,21 @@ function suite(value: unknown, what: string): string {
   return text;
 }
 
-/** Send a stored index file; a file collected meanwhile is a 404 (the client refetches the Release). */
-async function sendIndexFile(res: Response, store: IndexFileStore, ownerId: number, sha256: string, contentType: string): Promise<void> {
+/**
+ * Send a stored index file (immutable: its hash is its ETag); a file collected meanwhile is a 404
+ * (the client refetches the Release).
+ */
+async function sendIndexFile(
+  req: Request,
+  res: Response,
+  store: IndexFileStore,
+  ownerId: number,
+  sha256: string,
+  options: { contentType: string; cacheControl?: string },
+): Promise<void> {
   const content = await store.read(ownerId, sha256);
   if (!content) throw ApiError.notFound('index file does not exist');
-  res
-    .status(200)
-    .set({ 'Content-Type': contentType, 'Cache-Control': 'no-cache', ETag: `"${sha256}"` })
-    .send(content);
+  sendBytes(req, res, content, { ...options, etag: `"${sha256}"` });
 }
 
 /** Gitea's route layout under /api/packages/{owner}/debian. */
@@ -100,24 +114,30 @@ export function debianRoutes(ctx: PluginContext<DebianSettings>, repository: Deb
     res.status(204).end();
   });
 
+  // Release, InRelease and Release.gpg: revalidated by apt (If-Modified-Since), answered 304 while unchanged.
   router.get('/dists/:distribution/:file', async (req: Request, res: Response) => {
     const { owner } = packages.access(req);
     const distribution = suite(req.params.distribution, 'distribution');
     const file = String(req.params.file);
     const part = RELEASE_PARTS.get(file);
-    const body = part ? await repository.indexes.releasePart(owner, distribution, part) : null;
-    if (body === null) throw ApiError.notFound(`${file} does not exist`);
-    res.status(200).set({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' }).send(body);
+    const release = part ? await repository.indexes.releasePart(owner, distribution, part) : null;
+    if (!release) throw ApiError.notFound(`${file} does not exist`);
+    const body = Buffer.from(release.value, 'utf8');
+    const etag = `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
+    sendBytes(req, res, body, { contentType: 'text/plain; charset=utf-8', etag, lastModified: release.updated });
   });
 
   // By hash (before the Packages route, which the four-segment by-hash path would match): immutable files,
-  // so a client holding an older Release still gets what it names.
+  // so a client holding an older Release still gets what it names, and caches may keep them.
   const byHash = async (req: Request, res: Response) => {
-    const { owner } = packages.access(req);
+    const { owner, principal } = packages.access(req);
     suite(req.params.distribution, 'distribution');
     const hash = String(req.params.hash);
     if (!SHA256.test(hash)) throw ApiError.notFound('index file does not exist');
-    await sendIndexFile(res, repository.indexes.store, owner.id, hash, 'application/octet-stream');
+    await sendIndexFile(req, res, repository.indexes.store, owner.id, hash, {
+      contentType: 'application/octet-stream',
+      cacheControl: immutableCacheControl(!principal),
+    });
   };
   router.get('/dists/:distribution/by-hash/SHA256/:hash', byHash);
   router.get('/dists/:distribution/:component/:binaryArch/by-hash/SHA256/:hash', byHash);
@@ -129,11 +149,11 @@ export function debianRoutes(ctx: PluginContext<DebianSettings>, repository: Deb
     const binaryArch = String(req.params.binaryArch);
     const file = String(req.params.file);
     const architecture = binaryArch.startsWith('binary-') ? binaryArch.slice('binary-'.length) : '';
-    if (!ARCHITECTURE.test(architecture) || !['Packages', 'Packages.gz'].includes(file)) throw ApiError.notFound(`${file} does not exist`);
+    const contentType = INDEX_TYPES.get(file);
+    if (!ARCHITECTURE.test(architecture) || !contentType) throw ApiError.notFound(`${file} does not exist`);
     const entry = await repository.indexes.indexFile(owner, distribution, `${component}/${binaryArch}/${file}`);
     if (!entry) throw ApiError.notFound(`${file} does not exist`);
-    const contentType = file.endsWith('.gz') ? 'application/gzip' : 'text/plain; charset=utf-8';
-    await sendIndexFile(res, repository.indexes.store, owner.id, entry.sha256, contentType);
+    await sendIndexFile(req, res, repository.indexes.store, owner.id, entry.sha256, { contentType });
   });
 
   return router;

@@ -102,4 +102,16 @@ export const migrations: PluginMigration[] = [
       await db.schema.dropTableIfExists(DISTRIBUTIONS);
     },
   },
+  {
+    // Packages.xz: every stored Release is rebuilt on its first read (and then lists Packages.xz);
+    // generation -1 is older than any distribution's, and the rebuild's conditional update accepts it.
+    name: '003_debian_packages_xz',
+    async up(db) {
+      await db(RELEASES).update({ generation: -1 });
+    },
+    async down(db) {
+      // The previous version serves no Packages.xz by name: rebuild without it.
+      await db(RELEASES).update({ generation: -1 });
+    },
+  },
 ];

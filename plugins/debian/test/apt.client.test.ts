@@ -88,10 +88,26 @@ describe('apt against the Debian registry', () => {
   test('apt-get update verifies InRelease with the served key; apt-get download fetches the uploaded bytes', async () => {
     const key = await (await fetch(url('alice/debian/repository.key'))).text();
     const apt = withKey(key);
-    const update = await apt.run(['update']);
+    // Build the indexes now and let a second pass: InRelease then carries a Last-Modified apt revalidates with.
+    expect((await fetch(url('alice/debian/dists/stable/Release'))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    // Debug::Acquire::http prints each request apt sends.
+    const update = await apt.run(['-o', 'Debug::Acquire::http=true', 'update']);
     expect(update.output).not.toMatch(/^(W|E):/m);
     expect(update.code).toBe(0);
     expect(update.output).toMatch(/Get:\d+ \S+ stable InRelease/);
+    // apt takes the Packages.xz the Release lists (its first choice), by hash, and verifies it.
+    const release = await (await fetch(url('alice/debian/dists/stable/Release'))).text();
+    const requested = [...update.output.matchAll(/^GET (\S+) HTTP/gm)].map((m) => m[1].replace(/^.*\/dists\/stable\//, ''));
+    const xzHash = /^ ([0-9a-f]{64}) +\d+ main\/binary-amd64\/Packages\.xz$/m.exec(release)?.[1];
+    expect(xzHash).toEqual(expect.any(String));
+    expect(requested).toEqual(['InRelease', `main/binary-amd64/by-hash/SHA256/${xzHash}`]);
+    // Nothing changed: the next update revalidates InRelease (If-Modified-Since → 304) and fetches nothing else.
+    const again = await apt.run(['-o', 'Debug::Acquire::http=true', 'update']);
+    expect(again.code).toBe(0);
+    expect(again.output).toMatch(/If-Modified-Since: /);
+    expect(again.output).toMatch(/Hit:\d+ \S+ stable InRelease/);
+    expect([...again.output.matchAll(/^GET (\S+) HTTP/gm)].map((m) => m[1].replace(/^.*\/dists\/stable\//, ''))).toEqual(['InRelease']);
 
     const cwd = path.join(apt.dir, 'download');
     const download = await apt.run(['download', 'hello-hearth', 'hello-docs'], cwd);

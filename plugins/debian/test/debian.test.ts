@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ADMIN, createTestDatabase, startServer, type TestServer } from '@hearth/testing';
-import { buildDeb, gpgv, parseStanzas, releaseSha256 } from './helpers';
+import { buildDeb, gpgv, parseStanzas, releaseSha256, xz } from './helpers';
 
 const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -41,7 +41,7 @@ describe('Debian registry', () => {
   });
   afterAll(() => server.close());
 
-  test('an upload is indexed: Packages stanza with checksums, Packages.gz, by-hash, signed Release and InRelease', async () => {
+  test('an upload is indexed: Packages with checksums, Packages.gz, Packages.xz, by-hash, signed Release and InRelease', async () => {
     const deb = buildDeb({ name: 'hello-hearth', version: '1.0-1', architecture: 'amd64', extraFields: 'Depends: libc6 (>= 2.17)' });
     const res = await upload('alice', 'bookworm', 'main', deb);
     expect(res.status).toBe(201);
@@ -71,15 +71,27 @@ describe('Debian registry', () => {
     );
     expect(release).toContain('\nArchitectures: amd64\nComponents: main\nAcquire-By-Hash: yes\n');
     const listed = releaseSha256(release);
-    expect([...listed.keys()].sort()).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
+    expect([...listed.keys()].sort()).toEqual([
+      'main/binary-amd64/Packages',
+      'main/binary-amd64/Packages.gz',
+      'main/binary-amd64/Packages.xz',
+    ]);
     const plain = await bytes('alice/debian/dists/bookworm/main/binary-amd64/Packages');
     const gz = await bytes('alice/debian/dists/bookworm/main/binary-amd64/Packages.gz');
+    const xzFile = await get('alice/debian/dists/bookworm/main/binary-amd64/Packages.xz');
+    expect(xzFile.status).toBe(200);
+    expect(xzFile.headers.get('content-type')).toBe('application/x-xz');
+    const xzBytes = Buffer.from(await xzFile.arrayBuffer());
     expect(listed.get('main/binary-amd64/Packages')).toEqual({ sha256: sha256(plain), size: plain.length });
     expect(listed.get('main/binary-amd64/Packages.gz')).toEqual({ sha256: sha256(gz), size: gz.length });
+    expect(listed.get('main/binary-amd64/Packages.xz')).toEqual({ sha256: sha256(xzBytes), size: xzBytes.length });
     expect(zlib.gunzipSync(gz)).toEqual(plain);
+    // The real xz: a valid .xz file (integrity check) that decompresses to the Packages bytes.
+    expect(xz(['-t'], xzBytes)).toMatchObject({ code: 0, stderr: '' });
+    expect(xz(['-dc'], xzBytes).stdout).toEqual(plain);
     expect(await bytes(`alice/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/${sha256(gz)}`)).toEqual(gz);
+    expect(await bytes(`alice/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/${sha256(xzBytes)}`)).toEqual(xzBytes);
     expect(await bytes(`alice/debian/dists/bookworm/by-hash/SHA256/${sha256(plain)}`)).toEqual(plain);
-    expect((await get('alice/debian/dists/bookworm/main/binary-amd64/Packages.xz')).status).toBe(404);
 
     const key = await text('alice/debian/repository.key');
     expect(key).toMatch(/^-----BEGIN PGP PUBLIC KEY BLOCK-----/);
@@ -96,6 +108,37 @@ describe('Debian registry', () => {
         ])
       ).code,
     ).not.toBe(0);
+  });
+
+  test('index files answer conditional requests: by-hash immutable, Release revalidated by date or ETag', async () => {
+    expect((await upload('alice', 'cache', 'main', buildDeb({ name: 'cached', version: '1.0', architecture: 'amd64' }))).status).toBe(201);
+    const release = await text('alice/debian/dists/cache/Release');
+    const { sha256: xzHash } = releaseSha256(release).get('main/binary-amd64/Packages.xz')!;
+    const byHash = await get(`alice/debian/dists/cache/main/binary-amd64/by-hash/SHA256/${xzHash}`);
+    expect(byHash.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
+    expect(byHash.headers.get('etag')).toBe(`"${xzHash}"`);
+    expect(byHash.headers.get('content-length')).toBe(String((await byHash.arrayBuffer()).byteLength));
+    const again = await get(`alice/debian/dists/cache/main/binary-amd64/by-hash/SHA256/${xzHash}`, { 'If-None-Match': `"${xzHash}"` });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const byName = await get('alice/debian/dists/cache/main/binary-amd64/Packages.xz', { 'If-None-Match': `"${xzHash}"` });
+    expect(byName.status).toBe(304);
+    expect(byName.headers.get('cache-control')).toBe('no-cache');
+
+    // Last-Modified is given once its second is over (a change within that second would share the date).
+    await new Promise((r) => setTimeout(r, 1100));
+    const inRelease = await get('alice/debian/dists/cache/InRelease');
+    const lastModified = inRelease.headers.get('last-modified');
+    const etag = inRelease.headers.get('etag');
+    expect(lastModified).toMatch(/GMT$/);
+    expect((await get('alice/debian/dists/cache/InRelease', { 'If-Modified-Since': lastModified! })).status).toBe(304);
+    expect((await get('alice/debian/dists/cache/InRelease', { 'If-None-Match': etag! })).status).toBe(304);
+    expect((await get('alice/debian/dists/cache/InRelease', { 'If-None-Match': '"other"' })).status).toBe(200);
+    // A change makes the same validators stale.
+    expect((await upload('alice', 'cache', 'main', buildDeb({ name: 'cached', version: '1.1', architecture: 'amd64' }))).status).toBe(201);
+    const changed = await get('alice/debian/dists/cache/InRelease', { 'If-Modified-Since': lastModified!, 'If-None-Match': etag! });
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toContain('Suite: cache');
   });
 
   test('control archives compressed with gzip, xz, zstd or not at all are read', async () => {
@@ -128,7 +171,7 @@ describe('Debian registry', () => {
     const release = await text('alice/debian/dists/multi/Release');
     expect(release).toContain('\nArchitectures: amd64 arm64\nComponents: contrib main\n');
     expect(release).toContain('No-Support-for-Architecture-all: Packages');
-    expect(releaseSha256(release).size).toBe(8);
+    expect(releaseSha256(release).size).toBe(12);
   });
 
   test('bad input gets a clear 4xx and stores nothing', async () => {
@@ -255,6 +298,13 @@ describe('Debian registry', () => {
     const inRelease = await (await get('carol/debian/dists/secret/InRelease', { Authorization: `token ${token}` })).text();
     expect((await gpgv(carolKey, { InRelease: inRelease }, ['InRelease'])).code).toBe(0);
     expect((await gpgv(await text('alice/debian/repository.key'), { InRelease: inRelease }, ['InRelease'])).code).not.toBe(0);
+    // Index files of a private owner are never for shared caches.
+    const [[indexPath, entry]] = releaseSha256(inRelease);
+    const byHash = `carol/debian/dists/secret/${indexPath.slice(0, indexPath.lastIndexOf('/'))}/by-hash/SHA256/${entry.sha256}`;
+    expect((await get(byHash)).status).toBe(404);
+    const withToken = await get(byHash, { Authorization: `token ${token}` });
+    expect(withToken.status).toBe(200);
+    expect(withToken.headers.get('cache-control')).toBe('private, max-age=86400, immutable');
   });
 
   test('purging an owner removes its Debian rows', async () => {

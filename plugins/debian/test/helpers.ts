@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +57,13 @@ export function buildDeb(spec: DebSpec): Buffer {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The real xz (Debian package xz-utils) on `input`: `-t` checks an .xz file's integrity, `-dc` decompresses it. */
+export function xz(args: string[], input: Buffer): { code: number; stdout: Buffer; stderr: string } {
+  mustHave('xz', 'xz-utils');
+  const run = spawnSync('xz', args, { input, maxBuffer: 64 * 1024 * 1024 });
+  return { code: run.status ?? 1, stdout: run.stdout, stderr: run.stderr.toString() };
 }
 
 /** The binary packets of an ASCII-armored block (gpgv's keyring wants them). */

@@ -20,6 +20,8 @@ interface ListQuery {
   since?: string;
   before?: string;
   created_by?: string;
+  assigned_by?: string;
+  mentioned_by?: string;
 }
 
 const LIST_QUERY: JsonSchema = {
@@ -42,6 +44,8 @@ const LIST_QUERY: JsonSchema = {
     },
     ...TIME_RANGE,
     created_by: { type: 'string', maxLength: 255, description: 'Only show items which were created by the the given user' },
+    assigned_by: { type: 'string', maxLength: 255, description: 'Only show items for which the given user is assigned' },
+    mentioned_by: { type: 'string', maxLength: 255, description: 'Only show items in which the given user was mentioned' },
   },
 };
 
@@ -189,6 +193,16 @@ async function listIssues(deps: IssueDeps, ctx: IssueContext, req: ApiRequest<un
     const u = await users.byName(f.created_by);
     if (!u) empty = true;
     else q.where('poster_id', u.id);
+  }
+  // Gitea 1.20's assigned_by and mentioned_by: an unknown user matches nothing.
+  for (const [name, table, column] of [
+    [f.assigned_by, 'issue_assignees', 'assignee_id'],
+    [f.mentioned_by, 'issue_mention', 'user_id'],
+  ] as const) {
+    if (!name) continue;
+    const u = await users.byName(name);
+    if (!u) empty = true;
+    else q.whereIn('id', db(table).where(column, u.id).select('issue_id'));
   }
   if (empty) return http.paged(req, [], 0);
   const [{ n }] = await q.clone().count({ n: '*' });

@@ -1,7 +1,19 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import MarkdownIt from 'markdown-it';
-import { definePlugin, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
+import { createServiceRef, definePlugin, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
+
+/** The forge's one markdown renderer (the `/markdown` routes' and the web pages'), for other plugins. @public */
+export interface MarkdownRenderer {
+  /**
+   * HTML for `text`: raw HTML escaped, script URLs refused. `mode` as the API's (`markdown`, `gfm`,
+   * `comment` — line breaks kept — or `wiki`); `context` a repository path (`owner/repo`) that
+   * relative links resolve against.
+   */
+  render(text: string, options?: { mode?: string; context?: string }): string;
+}
+
+export const markdownRef = createServiceRef<MarkdownRenderer>('misc.markdown');
 
 interface MiscSettings {
   /** Answer /nodeinfo (instance software and user counts); off for instances that prefer not to advertise. */
@@ -32,7 +44,11 @@ export default definePlugin<MiscSettings>({
     additionalProperties: false,
     properties: { nodeinfo: { type: 'boolean', default: true } },
   },
+  provides: [markdownRef],
   apply(ctx) {
+    ctx.services.provide(markdownRef, {
+      render: (text, options = {}) => renderMarkdown(text, options.mode ?? 'gfm', options.context ?? '', ctx.forge.appUrl),
+    });
     for (const file of fs.readdirSync(SCHEMAS_DIR).filter((f) => f.endsWith('.json'))) {
       ctx.schemas.add(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8')));
     }

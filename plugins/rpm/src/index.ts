@@ -59,11 +59,9 @@ export default definePlugin<RpmSettings>({
     });
     // A version deleted through /api/v1/packages leaves the repositories at once.
     ctx.hooks.package.deleted.tapPromise('rpm', async (e) => {
-      if (e.type === TYPE) await repos.versionDeleted(e.ownerId, e.packageVersionId);
+      if (e.type === TYPE) await repos.removeVersion(e.packageVersionId);
     });
-    ctx.hooks.user.deleting.tapPromise('rpm', async ({ user, trx }) => {
-      await trx(FILES_TABLE).where({ owner_id: user.id }).delete();
-    });
+    ctx.hooks.user.deleting.tapPromise('rpm', ({ user, trx }) => repos.removeOwner(user.id, trx));
     ctx.hooks.user.deleted.tapPromise('rpm', async ({ user }) => repos.ownerGone(user.id));
   },
 });

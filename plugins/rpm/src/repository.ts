@@ -6,7 +6,7 @@ import { signedPrefix } from './header-signing';
 import { readRpmLayout, RpmFormatError } from './rpm-header';
 import { packageMetadata, registryVersion, rpmFileName, type RpmPackageMetadata } from './rpm-metadata';
 import { DATA_TYPES, dataFile, packageFragments, repomd, type DataFile } from './repo-metadata';
-import { SnapshotCache } from '@hearth/package-kit';
+import { LruCache, PackageFileTable, StampedCache } from '@hearth/package-kit';
 
 export const TYPE = 'rpm';
 export const FILES_TABLE = 'rpm_file';
@@ -46,15 +46,25 @@ export function packageHref(m: Pick<RpmPackageMetadata, 'name' | 'epoch' | 'vers
   return `package/${e(m.name)}/${e(registryVersion(m))}/${e(m.arch)}/${e(rpmFileName(m))}`;
 }
 
+/** Data files kept in memory by their content-addressed names, for clients holding an older repomd.xml. */
+const RECENT_FILES_BYTES = 64 * 1024 * 1024;
+
 /**
  * RPM repositories of an owner: one per group (a path like `el9/stable`, '' for the root).
  * Uploads are parsed and signed here; each stored file gets a row with its ready-made
  * primary/filelists/other fragments, so generating the metadata is concatenation and gzip,
- * done on the first read after a change and cached until the next one.
+ * done on the first read after a change. The metadata is then kept in memory under a stamp of
+ * the group's rows (count and highest id) that every repomd.xml read takes from the database, so
+ * every process serving the database sees every publish and delete at once. Data files named by
+ * their hash (as repomd.xml names them) never change: they are served from memory without a
+ * database read, also after the group has moved on (a client may hold the previous repomd.xml).
  */
-export class RpmRepositories {
-  private readonly snapshots = new SnapshotCache<RepoSnapshot>();
-  constructor(private readonly ctx: PluginContext<RpmSettings>) {}
+export class RpmRepositories extends PackageFileTable<FileRow> {
+  private readonly snapshots = new StampedCache<RepoSnapshot>();
+  private readonly recentFiles = new LruCache<DataFile>(RECENT_FILES_BYTES, (f) => f.gz.length);
+  constructor(private readonly ctx: PluginContext<RpmSettings>) {
+    super(ctx.db, FILES_TABLE);
+  }
 
   private key(ownerId: number, group: string): string {
     return `${ownerId}/${group}`;
@@ -152,7 +162,6 @@ export class RpmRepositories {
         await packages.deleteFile(file, actor).catch(() => undefined);
         throw err;
       }
-      this.snapshots.invalidate(this.key(owner.id, group));
       return metadata;
     } finally {
       await spooled.cleanup();
@@ -174,36 +183,31 @@ export class RpmRepositories {
   async remove(owner: UserInfo, actor: UserInfo | null, group: string, name: string, version: string, arch: string): Promise<void> {
     const file = await this.findFile(owner.id, group, name, version, arch);
     await this.ctx.db(FILES_TABLE).where({ file_id: file.id }).delete();
-    this.snapshots.invalidate(this.key(owner.id, group));
     await this.ctx.packages.deleteFile(file, actor);
   }
 
-  /** A version went away through the generic package API: drop its rows from every group. */
-  async versionDeleted(ownerId: number, versionId: number): Promise<void> {
-    const rows: { group_name: string }[] = await this.ctx.db(FILES_TABLE).where({ version_id: versionId }).select('group_name');
-    await this.ctx.db(FILES_TABLE).where({ version_id: versionId }).delete();
-    for (const { group_name } of rows) this.snapshots.invalidate(this.key(ownerId, group_name));
-  }
-
+  /** An owner went away: its data files leave memory (its rows went in the deletion's transaction). */
   ownerGone(ownerId: number): void {
-    this.snapshots.invalidatePrefix(`${ownerId}/`);
+    this.recentFiles.deletePrefix(`${ownerId}/`);
   }
 
-  /** The current metadata of a group (built now when it changed since the last read). */
-  snapshot(ownerId: number, group: string): Promise<RepoSnapshot> {
-    return this.snapshots.get(this.key(ownerId, group), () => this.build(ownerId, group));
+  /** The current metadata of a group (built now when its rows changed since the last build). */
+  async snapshot(ownerId: number, group: string): Promise<RepoSnapshot> {
+    const key = this.key(ownerId, group);
+    const stamp = await this.stamp(this.ctx.db(FILES_TABLE).where({ owner_id: ownerId, group_name: group }));
+    return this.snapshots.get(key, stamp, async () => {
+      const snapshot = await this.build(ownerId, group);
+      for (const file of snapshot.files.values()) this.recentFiles.set(`${key}/${file.name}`, file);
+      return snapshot;
+    });
   }
 
-  /** A data file by its immutable name, from the current or a recent generation. */
+  /** A data file by its content-addressed name (from memory when it was built lately), or by its type name (the current one). */
   async dataFileNamed(ownerId: number, group: string, name: string): Promise<DataFile | undefined> {
+    const recent = this.recentFiles.get(`${this.key(ownerId, group)}/${name}`);
+    if (recent) return recent;
     const current = await this.snapshot(ownerId, group);
-    const byName = current.files.get(name) ?? current.byType.get(name);
-    if (byName) return byName;
-    for (const old of this.snapshots.recent(this.key(ownerId, group))) {
-      const found = old.files.get(name);
-      if (found) return found;
-    }
-    return undefined;
+    return current.files.get(name) ?? current.byType.get(name);
   }
 
   private async build(ownerId: number, group: string): Promise<RepoSnapshot> {

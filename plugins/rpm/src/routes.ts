@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { ApiError, contentDisposition, type PluginContext, type UserInfo } from '@hearth/plugin-api';
 import { RPM_ARCH, RPM_NAME } from './rpm-metadata';
 import { TYPE, type RpmRepositories, type RpmSettings } from './repository';
-import { sendDownload } from '@hearth/package-kit';
+import { immutableCacheControl, sendBytes, sendDownload } from '@hearth/package-kit';
 
 /** A group is one or more path segments; these words are the route's own and cannot be group segments. */
 const GROUP_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
@@ -48,20 +48,13 @@ export function rpmRoutes(ctx: PluginContext<RpmSettings>, repos: RpmRepositorie
   const router = Router({ mergeParams: true });
   const baseUrl = (owner: UserInfo) => `${ctx.forge.appUrl}api/packages/${encodeURIComponent(owner.name)}/${TYPE}`;
 
-  function send(req: Request, res: Response, body: Buffer, contentType: string, etag: string, cache: string): void {
-    res.set({ 'Content-Type': contentType, ETag: `"${etag}"`, 'Cache-Control': cache, 'Content-Length': String(body.length) });
-    const inm = req.headers['if-none-match'];
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === `"${etag}"`)) {
-      res.status(304).end();
-      return;
-    }
-    res.status(200).end(req.method === 'HEAD' ? undefined : body);
-  }
+  const send = (req: Request, res: Response, body: Buffer, contentType: string, etag: string, cacheControl = 'no-cache') =>
+    sendBytes(req, res, body, { contentType, etag: `"${etag}"`, cacheControl });
 
   async function repositoryKey(req: Request, res: Response): Promise<void> {
     const { owner } = packages.access(req);
     const key = await packages.signingKeys.openpgp(owner.id, TYPE);
-    send(req, res, Buffer.from(key.publicKeyArmored), 'application/pgp-keys', key.fingerprint, 'no-cache');
+    send(req, res, Buffer.from(key.publicKeyArmored), 'application/pgp-keys', key.fingerprint);
   }
 
   function repoFile(req: Request, res: Response, group: string): void {
@@ -77,23 +70,24 @@ export function rpmRoutes(ctx: PluginContext<RpmSettings>, repos: RpmRepositorie
       `gpgkey=${baseUrl(owner)}/repository.key`,
       '',
     ].join('\n');
-    send(req, res, Buffer.from(body), 'text/plain; charset=utf-8', Buffer.from(body).toString('base64url').slice(-32), 'no-cache');
+    send(req, res, Buffer.from(body), 'text/plain; charset=utf-8', Buffer.from(body).toString('base64url').slice(-32));
   }
 
   async function repodata(req: Request, res: Response, group: string, filename: string): Promise<void> {
-    const { owner } = packages.access(req);
+    const { owner, principal } = packages.access(req);
     if (filename === 'repomd.xml' || filename === 'repomd.xml.asc') {
       const snapshot = await repos.snapshot(owner.id, group);
       const tag = `${snapshot.revision}-${snapshot.repomd.length}-${snapshot.signature.length}`;
-      if (filename === 'repomd.xml') send(req, res, snapshot.repomd, 'text/xml; charset=utf-8', tag, 'no-cache');
-      else send(req, res, snapshot.signature, 'application/pgp-signature', `${tag}-asc`, 'no-cache');
+      if (filename === 'repomd.xml') send(req, res, snapshot.repomd, 'text/xml; charset=utf-8', tag);
+      else send(req, res, snapshot.signature, 'application/pgp-signature', `${tag}-asc`);
       return;
     }
     if (!DATA_FILE.test(filename)) throw ApiError.notFound('repository metadata file does not exist');
     const file = await repos.dataFileNamed(owner.id, group, filename);
     if (!file) throw ApiError.notFound('repository metadata file does not exist');
+    // By its content-addressed name (as repomd.xml gives it) the file never changes; by its type name it does.
     const immutable = filename.startsWith(file.sha256);
-    send(req, res, file.gz, 'application/gzip', file.sha256, immutable ? 'public, max-age=86400, immutable' : 'no-cache');
+    send(req, res, file.gz, 'application/gzip', file.sha256, immutable ? immutableCacheControl(!principal) : 'no-cache');
   }
 
   async function download(req: Request, res: Response, group: string, rest: string[]): Promise<void> {

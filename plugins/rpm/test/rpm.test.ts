@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, type TestServer } from '@hearth/testing';
+import { createTestDatabase, startServer, type TestServer } from '@hearth/testing';
 import { buildRpm, gpgVerify, requireTool } from './helpers';
 
 const sha256 = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
@@ -216,6 +216,56 @@ describe('rpm registry', () => {
     expect(await bobRepo.text()).toContain(`baseurl=${server.url}api/packages/bob/rpm\n`);
     expect((await req('PUT', 'bob/rpm/upload', write, pkg)).status).toBe(404);
   });
+});
+
+test("two processes on one database: each serves the other's publishes and deletes at once", async () => {
+  await requireTool('rpmbuild', 'rpm');
+  const database = await createTestDatabase();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-rpm-shared-'));
+  const shared = { plugins: { rpm: { enabled: true } }, database: { URL: database.url }, server: { DATA_DIR: work } };
+  const servers: TestServer[] = [];
+  try {
+    servers.push(await startServer(shared));
+    servers.push(await startServer(shared));
+    const [first, second] = servers;
+    const olga = await first.user('olga');
+    const token = await first.token(olga, ['write:package', 'delete:package']);
+    const at = (s: TestServer, p: string) => new URL(`api/packages/olga/rpm/${p}`, s.url);
+    const put = async (s: TestServer, name: string) => {
+      const body = await buildRpm(work, { name });
+      const res = await fetch(at(s, 'el9/upload'), { method: 'PUT', headers: { Authorization: `token ${token}` }, body });
+      expect(res.status).toBe(201);
+    };
+    /** The package names in the primary.xml.gz that the server's repomd.xml names, read from that server. */
+    const names = async (s: TestServer) => {
+      const repomd = await (await fetch(at(s, 'el9/repodata/repomd.xml'))).text();
+      const href = /<data type="primary">[\s\S]*?<location href="repodata\/([^"]+)"/.exec(repomd)![1];
+      const primary = await fetch(at(s, `el9/repodata/${href}`));
+      expect(primary.status).toBe(200);
+      return [
+        ...zlib
+          .gunzipSync(Buffer.from(await primary.arrayBuffer()))
+          .toString()
+          .matchAll(/<name>([^<]+)<\/name>/g),
+      ].map((m) => m[1]);
+    };
+
+    await put(first, 'one');
+    expect(await names(second)).toEqual(['one']);
+    await put(first, 'two');
+    // The second server built the metadata before: it must not serve that stale one.
+    expect(await names(second)).toEqual(['one', 'two']);
+    const removed = await fetch(at(second, 'el9/package/one/1.0-1/noarch'), {
+      method: 'DELETE',
+      headers: { Authorization: `token ${token}` },
+    });
+    expect(removed.status).toBe(204);
+    expect(await names(first)).toEqual(['two']);
+  } finally {
+    for (const s of servers.reverse()) await s.close();
+    await database.drop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('a server without the rpm plugin has no rpm routes and no rpm tables', async () => {

@@ -33,10 +33,23 @@ export function tapBuiltinAuth(hooks: KernelHooks, users: UserService, tokens: T
     // git and some SDKs send a token as the password, or as the user name with an empty/x-oauth-basic password.
     if (looksLikeToken(password)) return tokenPrincipal(password, 'basic-token', username);
     if (looksLikeToken(username) && (password === '' || password === 'x-oauth-basic')) return tokenPrincipal(username, 'basic-token');
-    const user = await users.verifyLogin(username, password);
+    const info = await hooks.auth.verifyPassword.promise({ login: username, password });
+    const user = info ? await users.byId(info.id) : undefined;
     if (!user) throw ApiError.unauthorized('user name or password is incorrect');
     return principalFor(users, user, 'basic', null, false);
   });
+
+  // Local accounts answer last: identity plugins (e.g. LDAP) tap earlier and pass with undefined.
+  hooks.auth.verifyPassword.tapPromise({ name: 'hearth:local-accounts', stage: AUTH_STAGES.basic }, async ({ login, password }) => {
+    const user = await users.verifyLogin(login, password);
+    return user ? users.toInfo(user) : null;
+  });
+}
+
+/** Accounts that may not sign in, by password, token or session: 403 naming why. */
+export function assertMaySignIn(user: { prohibitLogin: boolean; isActive: boolean }): void {
+  if (user.prohibitLogin) throw ApiError.forbidden('this account is prohibited from signing in; contact your site administrator');
+  if (!user.isActive) throw ApiError.forbidden('this account is not activated');
 }
 
 function principalFor(
@@ -47,8 +60,7 @@ function principalFor(
   publicOnly: boolean,
   tokenId?: number,
 ): Principal {
-  if (user.prohibit_login) throw ApiError.forbidden('this account is prohibited from signing in; contact your site administrator');
-  if (!user.is_active) throw ApiError.forbidden('this account is not activated');
+  assertMaySignIn({ prohibitLogin: user.prohibit_login, isActive: user.is_active });
   return users.rememberRow({ user: users.toInfo(user), method, scopes, publicOnly, tokenId }, user);
 }
 

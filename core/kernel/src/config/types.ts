@@ -11,7 +11,12 @@ export interface HearthConfig {
   database: { URL: string; POOL_MAX: number };
   log: { LEVEL: string; REQUESTS: boolean };
   security: { MIN_PASSWORD_LENGTH: number; SCRYPT_COST: number; SECRET_KEY: string };
-  service: { DEFAULT_KEEP_EMAIL_PRIVATE: boolean; NO_REPLY_ADDRESS: string; DEFAULT_USER_VISIBILITY: 'public' | 'limited' | 'private' };
+  service: {
+    DEFAULT_KEEP_EMAIL_PRIVATE: boolean;
+    NO_REPLY_ADDRESS: string;
+    DEFAULT_USER_VISIBILITY: 'public' | 'limited' | 'private';
+    DISABLE_REGISTRATION: boolean;
+  };
   api: {
     ENABLE_SWAGGER: boolean;
     MAX_RESPONSE_ITEMS: number;

@@ -112,7 +112,7 @@ export function buildApiRouter(operations: readonly RegisteredOperation[], deps:
  * `/repos/{owner}/{repo}`), whichever feature area registered first. Otherwise registration order
  * is kept (the sort is stable).
  */
-function byLiteralFirst(operations: readonly RegisteredOperation[]): RegisteredOperation[] {
+export function byLiteralFirst(operations: readonly RegisteredOperation[]): RegisteredOperation[] {
   const shape = (p: string) => p.split('/').map((seg) => (seg.startsWith('{') ? 1 : 0));
   return [...operations].sort((a, b) => {
     const x = shape(a.op.path);
@@ -122,7 +122,23 @@ function byLiteralFirst(operations: readonly RegisteredOperation[]): RegisteredO
   });
 }
 
-function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler): RequestHandler {
+/** What one run of an operation gets, whether from HTTP or from an in-process call (`ctx.api`). */
+export interface OperationInput {
+  principal: Principal | null;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** Read the body; called only once the target is resolved (a caller who may not see it learns nothing from input rules). */
+  readBody(): Promise<unknown>;
+  headers: ApiRequest['headers'];
+  requestId: string;
+  log: Logger;
+  raw: Request;
+}
+
+/** An operation ready to run: the checks of every call (auth, scope, access, validation), then its handler. */
+export type PreparedOperation = (input: OperationInput) => Promise<ApiResponse>;
+
+export function prepareOperation(op: ApiOperation, deps: OperationDeps): PreparedOperation {
   const { schemas, config } = deps;
   const querySchema = op.paged
     ? { type: 'object', ...(op.query ?? {}), properties: { ...((op.query?.properties as object) ?? {}), ...PAGING_QUERY } }
@@ -138,38 +154,53 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
   const level = levelForMethod(op.method);
   const needed = op.scopes === 'public' ? [] : op.scopes.map((c) => `${level}:${c}`);
 
-  return async (req: Request, res: Response) => {
-    res.locals.route = op.path;
-    const principal = await deps.authenticate(req);
+  return async (input) => {
+    const { principal } = input;
     assertAuthRequirement(op, principal);
     if (principal && op.scopes !== 'public' && !op.scopes.every((c) => grants(principal.scopes, c, level))) {
       throw ApiError.forbidden(`token does not have at least one of required scope(s): [${needed.join(' ')}]`);
     }
-
-    const params = { ...req.params } as Record<string, unknown>;
+    const params = { ...input.params };
     for (const [key, value] of Object.entries(params)) if (Array.isArray(value)) params[key] = value.join('/');
     if (validateParams) check(validateParams(), params, 'path');
     // The target is resolved before the query and body are read: a caller who may not see it
     // learns nothing from input rules, and every operation answers 404/403 the same way.
     const target = await deps.resolveAccess(op.access, params, principal);
-    const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
+    const query = { ...input.query };
     if (validateQuery) check(validateQuery(), query, 'query');
-    const body = op.body || op.bodyType === 'text' ? await parseBody(req, res, op, readBody) : undefined;
+    const body = op.body || op.bodyType === 'text' ? await input.readBody() : undefined;
     if (validateBody) check(validateBody(), body, 'body');
-
-    const apiRequest: ApiRequest = {
+    return op.handler({
       principal,
       params: params as Record<string, string>,
       query,
       body,
       paging: pagingOf(query, config),
-      headers: req.headers,
+      headers: input.headers,
       target,
+      requestId: input.requestId,
+      log: input.log,
+      raw: input.raw,
+    });
+  };
+}
+
+function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler): RequestHandler {
+  const run = prepareOperation(op, deps);
+  return async (req: Request, res: Response) => {
+    res.locals.route = op.path;
+    const principal = await deps.authenticate(req);
+    const result = await run({
+      principal,
+      params: req.params as Record<string, unknown>,
+      query: req.query as Record<string, unknown>,
+      readBody: () => parseBody(req, res, op, readBody),
+      headers: req.headers,
       requestId: res.locals.requestId,
       log: res.locals.log as Logger,
       raw: req,
-    };
-    await send(res, await op.handler(apiRequest));
+    });
+    await send(res, result);
   };
 }
 

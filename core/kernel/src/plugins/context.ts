@@ -13,7 +13,9 @@ import {
   type PluginContext,
   type Principal,
   type UserDirectory,
+  type ApiInvoker,
 } from '@hearth/plugin-api';
+import { assertMaySignIn } from '../auth/authenticate';
 import type { HearthConfig } from '../config/types';
 import { withoutSecrets } from '../config/secrets';
 import type { UserService } from '../users/user-service';
@@ -49,6 +51,8 @@ export interface ContextParts {
   /** Where `ctx.git.serveAttached` registrations go (the smart HTTP transport reads them). */
   attachedGit: AttachedGitDirectories;
   attachments: AttachmentService;
+  /** In-process `/api/v1` calls (`ctx.api`). */
+  api: ApiInvoker;
 }
 
 /**
@@ -61,13 +65,13 @@ export class PluginContexts {
   private readonly shared: Omit<PluginContext, 'name' | 'settings' | 'log' | 'commands' | 'services'>;
 
   constructor(private readonly parts: ContextParts) {
-    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments } = parts;
+    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments, api } = parts;
     this.shared = {
       hooks,
       db,
       forge: forgeSettings(config),
       schemas: { add: (schema) => schemas.add(schema) },
-      users: userDirectory(users),
+      users: userDirectory(users, hooks, config, db),
       http,
       packages,
       emit: (event: Omit<ForgeEvent, 'occurredAt'>) => hooks.webhook.emit.promise({ ...event, occurredAt: new Date() }),
@@ -103,6 +107,7 @@ export class PluginContexts {
       attachments,
       organizations: organizationDirectory(db),
       protection: branchProtection(db, repos),
+      api,
     };
   }
 
@@ -151,7 +156,7 @@ function forgeSettings(config: HearthConfig): ForgeSettings {
   };
 }
 
-function userDirectory(users: UserService): UserDirectory {
+function userDirectory(users: UserService, hooks: KernelHooks, config: HearthConfig, db: Knex): UserDirectory {
   return {
     byName: async (name) => {
       const row = await users.byName(name);
@@ -168,5 +173,15 @@ function userDirectory(users: UserService): UserDirectory {
       return users.toApi(row, viewer);
     },
     stats: () => users.stats(),
+    verifyPassword: async (login, password) => {
+      const user = await hooks.auth.verifyPassword.promise({ login, password });
+      if (user) assertMaySignIn(user);
+      return user ?? null;
+    },
+    register: async (input) => {
+      if (config.service.DISABLE_REGISTRATION) throw ApiError.forbidden('registration is disabled on this site; ask a site administrator');
+      return users.toInfo(await users.create({ ...input, mustChangePassword: false }, null));
+    },
+    hasSiteAdmin: async () => Boolean(await db('users').where({ is_admin: true, type: 0 }).first('id')),
   };
 }

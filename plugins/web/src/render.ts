@@ -1,0 +1,52 @@
+import type { Request, Response } from 'express';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { Assets } from './assets';
+import { viewerIfResolved, type PageViewer } from './page-session';
+import type { PageKit } from './views/layout';
+
+/**
+ * Pages may load only what Hearth serves: no inline scripts, no third-party origins (images in
+ * rendered markdown excepted), never framed.
+ */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data: https:; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  // Pages differ per viewer and carry CSRF tokens: never stored by shared caches.
+  'Cache-Control': 'no-store',
+};
+
+const ANONYMOUS: PageViewer = { principal: null, user: null, session: null, csrfToken: '' };
+
+export class PageRenderer {
+  constructor(
+    private readonly assets: Assets,
+    private readonly appName: () => string,
+    private readonly registrationOpen: boolean,
+  ) {}
+
+  kit(req: Request): PageKit {
+    return {
+      appName: this.appName(),
+      viewer: viewerIfResolved(req) ?? ANONYMOUS,
+      asset: (name) => this.assets.url(name),
+      registrationOpen: this.registrationOpen,
+      path: req.originalUrl,
+    };
+  }
+
+  send(res: Response, page: VNode<any>, status = 200): void {
+    const html = `<!doctype html>${renderToString(page)}`;
+    res.status(status).set(SECURITY_HEADERS).type('html').send(html);
+  }
+}
+
+/** A path on this site to return to after signing in; anything else (another origin, `//host`) goes home. */
+export function localPath(value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  return value;
+}

@@ -1,0 +1,40 @@
+import express, { Router, type Request, type Response } from 'express';
+import type { PluginContext } from '@hearth/plugin-api';
+import type { MarkdownRenderer } from '@hearth/plugin-misc';
+import type { ForgeApi } from './forge-api';
+import type { LoginThrottle } from './login-throttle';
+import { pageSessions, requireCsrf } from './page-session';
+import type { PageRenderer } from './render';
+import type { WebSettings } from './settings';
+import type { SignInOption } from './sign-in-service';
+
+export type PageHandler = (req: Request, res: Response) => Promise<unknown> | unknown;
+
+/** Page routes: the viewer is resolved before every handler, and every POST must carry the page's CSRF token. */
+export interface PageRoutes {
+  get(path: string, handler: PageHandler): void;
+  post(path: string, handler: PageHandler): void;
+}
+
+/** What the page route modules share. */
+export interface WebRoutes {
+  ctx: PluginContext<WebSettings>;
+  api: ForgeApi;
+  pages: PageRoutes;
+  sessions: ReturnType<typeof pageSessions>;
+  throttle: LoginThrottle;
+  renderer: PageRenderer;
+  markdown: MarkdownRenderer;
+  /** Other ways to sign in, offered on the sign-in page (identity plugins add them through `webSignInRef`). */
+  signInOptions(): Promise<SignInOption[]>;
+}
+
+export function pageRoutes(router: Router, sessions: ReturnType<typeof pageSessions>, maxFormBytes: number): PageRoutes {
+  const form = express.urlencoded({ extended: false, limit: maxFormBytes, parameterLimit: 1000 });
+  return {
+    get: (path, handler) => router.get(path, sessions.resolve, handler),
+    post: (path, handler) => router.post(path, form, sessions.resolve, requireCsrf, handler),
+  };
+}
+
+export { Router };
