@@ -24,6 +24,8 @@ PACKAGES=(
   nginx-light  # benchmarks: nginx serves the same bytes as the baseline (npm run bench)
   chromium     # web interface: playwright-core drives Debian's chromium in the browser tests
   fonts-dejavu-core  # web interface: screenshots render text with a real font
+  slapd        # LDAP identity plugin: a throwaway OpenLDAP server the tests start on a loopback port
+  ldap-utils   # LDAP identity plugin: ldapadd/ldapmodify change the test directory's users and groups
 )
 
 missing=()

@@ -201,6 +201,53 @@ describe('web sessions', () => {
     }
   });
 
+  test('downloads outside the API know the signed-in browser (raw files of a private repository); /api/v1 still does not', async () => {
+    const owner = await server.user('web-downloader');
+    const token = await server.token(owner, ['write:repository']);
+    const made = await server.api('POST', '/user/repos', {
+      token,
+      body: { name: 'vault', private: true, auto_init: true, default_branch: 'main' },
+    });
+    expect(made.status).toBe(201);
+    const raw = '/web-downloader/vault/raw/branch/main/README.md';
+    const anonymous = new WebClient(server);
+    expect((await anonymous.get(raw)).status).toBe(404);
+    const web = new WebClient(server);
+    await web.signIn(owner);
+    const file = await web.get(raw);
+    expect(file.status).toBe(200);
+    expect(file.html).toContain('vault');
+    const stranger = new WebClient(server);
+    await stranger.signIn(await server.user('web-stranger'));
+    expect((await stranger.get(raw)).status).toBe(404);
+    const api = await fetch(new URL('/api/v1/repos/web-downloader/vault/raw/README.md', server.url), {
+      headers: { Cookie: `hearth_session=${web.cookies.get('hearth_session')}` },
+    });
+    expect(api.status).toBe(404);
+
+    // A release asset of the private repository, by its browser_download_url.
+    const release = await server.api('POST', '/repos/web-downloader/vault/releases', {
+      token,
+      body: { tag_name: 'v1', target_commitish: 'main' },
+    });
+    expect(release.status).toBe(201);
+    const form = new FormData();
+    form.append('attachment', new Blob([Buffer.from('asset bytes')]), 'asset.txt');
+    const uploaded = await fetch(
+      new URL(`/api/v1/repos/web-downloader/vault/releases/${release.body.id}/assets?name=asset.txt`, server.url),
+      {
+        method: 'POST',
+        headers: { Authorization: `token ${token}` },
+        body: form,
+      },
+    );
+    expect(uploaded.status).toBe(201);
+    const download = new URL(((await uploaded.json()) as { browser_download_url: string }).browser_download_url).pathname;
+    expect((await anonymous.get(download)).status).toBe(404);
+    const asset = await web.get(download);
+    expect([asset.status, asset.html]).toEqual([200, 'asset bytes']);
+  });
+
   test('sign-in redirects only to paths on this site', async () => {
     const hank = await server.user('web-hank');
     const web = new WebClient(server);

@@ -30,6 +30,14 @@ The config file defaults to $HEARTH_CONFIG; environment overrides: HEARTH__SECTI
 PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL.`;
 
 async function main(argv: string[]): Promise<number> {
+  // `plugins run` hands everything after the plugin's name to the plugin untouched (its own
+  // options included); only the kernel's options before `plugins run` are the kernel's.
+  const runAt = argv.findIndex((arg, i) => arg === 'plugins' && argv[i + 1] === 'run');
+  if (runAt >= 0) {
+    const { values } = parseArgs({ args: argv.slice(0, runAt), options: { config: { type: 'string', short: 'c' } } });
+    const rest = argv.slice(runAt + 2);
+    return runPluginCommand({ file: values.config }, rest[0] === '--' ? rest.slice(1) : rest);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -50,7 +58,6 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const configOptions = { file: values.config };
-  if (positionals[0] === 'plugins' && positionals[1] === 'run') return runPluginCommand(configOptions, positionals.slice(2));
 
   switch (command) {
     case 'start': {

@@ -25,4 +25,15 @@ export interface OrganizationDirectory {
   teamRepositoryIds(teamId: number): Promise<number[] | null>;
   /** Gitea's `Team` JSON (without its organization) of teams, by id; unknown ids are absent. */
   teamsToApi(teamIds: readonly number[]): Promise<Map<number, Record<string, unknown>>>;
+  /**
+   * Seat an individual user on a team, and so in its organization, as `PUT /teams/{id}/members/{username}`
+   * does; false when they sat there already. 404 for an unknown team or user. (API 2.2)
+   */
+  addTeamMember(teamId: number, userId: number): Promise<boolean>;
+  /**
+   * Take a user off a team as `DELETE /teams/{id}/members/{username}` does (their organization
+   * membership goes with their last team); false when they were not on it. 422 for the last member of
+   * the Owners team, 404 for an unknown team or user. (API 2.2)
+   */
+  removeTeamMember(teamId: number, userId: number): Promise<boolean>;
 }

@@ -44,6 +44,10 @@ export interface UserInfo {
   visibility: Visibility;
   /** 0 = individual user, 1 = organization (organizations share the user table, as in Gitea). */
   type: number;
+  /** The authentication source the account signs in through (`ctx.users.registerSource`); 0 = a local password. (API 2.2) */
+  loginSource: number;
+  /** The account's name at its source (Gitea's `login_name`: an OIDC subject, an LDAP user name); '' for local accounts. (API 2.2) */
+  loginName: string;
 }
 
 /**
@@ -335,7 +339,11 @@ export type AuthRequirement =
   | 'required'
   /** A site administrator. */
   | 'siteAdmin'
-  /** Basic auth (a password), as Gitea requires for managing tokens. */
+  /**
+   * Basic auth (a password), as Gitea requires for managing tokens — or a web session (principal
+   * method `session`, only ever in-process through `ctx.api`), which a password or a configured
+   * identity provider started. A token never qualifies.
+   */
   | 'basic';
 
 /** The units of a repository, as Gitea names them (`has_<unit>` in the API). @public */
@@ -578,6 +586,43 @@ export interface UserDirectory {
   register(input: { name: string; email: string; password: string }): Promise<UserInfo>;
   /** Whether any site administrator exists (first-run hints). (API 2.2) */
   hasSiteAdmin(): Promise<boolean>;
+  /**
+   * Register an authentication source (an identity plugin's OIDC provider, LDAP server…) under a
+   * name unique across every plugin's sources; the id it returns is what users of the source carry
+   * as `loginSource`. 409 when the name is taken, 422 for an empty or over-long name. (API 2.2)
+   */
+  registerSource(type: string, name: string): Promise<number>;
+  /** Rename a registered source (409 when the name is taken, 404 for an unknown id). (API 2.2) */
+  renameSource(id: number, name: string): Promise<void>;
+  /** Forget a registered source: 422 while accounts still sign in through it (delete or move them first). (API 2.2) */
+  removeSource(id: number): Promise<void>;
+  /**
+   * Create the account of a user an external source vouched for: no password (it signs in through
+   * its source only), `loginSource`/`loginName` set. Allowed while `[service] DISABLE_REGISTRATION`
+   * is set, since a site administrator configured the source. 422 for an unregistered source or a
+   * bad or taken name or email. Fires `user.created`. (API 2.2)
+   */
+  createExternal(input: ExternalUserInput): Promise<UserInfo>;
+  /** The individual account a source knows as `loginName` (Gitea's `login_source` + `login_name`), or null. (API 2.2) */
+  byLogin(sourceId: number, loginName: string): Promise<UserInfo | null>;
+  /** The individual account one of whose email addresses is `email` (any case), or null. (API 2.2) */
+  byEmail(email: string): Promise<UserInfo | null>;
+  /**
+   * Set or clear the site administrator and restricted flags of an individual account (what is not
+   * given stays); 422 when it would demote the last site administrator. (API 2.2)
+   */
+  setFlags(userId: number, flags: { isAdmin?: boolean; isRestricted?: boolean }): Promise<UserInfo>;
+}
+
+/** A new account from an external authentication source (`UserDirectory.createExternal`). (API 2.2) @public */
+export interface ExternalUserInput {
+  name: string;
+  email: string;
+  fullName?: string;
+  /** The id `registerSource` returned. */
+  sourceId: number;
+  /** Who the user is at the source: an OIDC subject, an LDAP user name. */
+  loginName: string;
 }
 
 /**

@@ -87,3 +87,38 @@
     location.hash = '#L' + Math.min(from, to) + '-L' + Math.max(from, to);
   });
 })();
+
+// Access tokens (/user/settings/applications): the scope warning shows while no scope is chosen,
+// and a form without any scope is not sent (the server refuses it too, with the same warning).
+(function () {
+  'use strict';
+  function scopeForms() {
+    document.querySelectorAll('form[data-scope-form]').forEach(function (form) {
+      var warning = document.getElementById(form.getAttribute('data-scope-form'));
+      var selects = form.querySelectorAll('select[name=scope]');
+      if (!warning || !selects.length) return;
+      var chosen = function () {
+        return Array.prototype.some.call(selects, function (select) {
+          return select.value !== '';
+        });
+      };
+      form.addEventListener('change', function () {
+        warning.hidden = chosen();
+        if (warning.hidden) warning.classList.remove('refused');
+      });
+      form.addEventListener('submit', function (event) {
+        if (chosen()) return;
+        event.preventDefault();
+        warning.hidden = false;
+        warning.classList.add('refused');
+        warning.scrollIntoView({ block: 'center' });
+        var first = Array.prototype.find.call(selects, function (select) {
+          return !select.disabled;
+        });
+        if (first) first.focus();
+      });
+      warning.hidden = chosen();
+    });
+  }
+  document.addEventListener('DOMContentLoaded', scopeForms);
+})();

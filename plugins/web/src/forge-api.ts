@@ -41,8 +41,15 @@ export class ForgeApi {
     return { items, total: Number(totalOf(response) ?? items.length) };
   }
 
-  async send<T = any>(viewer: PageViewer, method: 'post' | 'put' | 'patch' | 'delete', path: string, body?: unknown): Promise<T> {
-    return (await this.call(viewer, method, path, { body })).body as T;
+  /** A change; `query` for the operations that take their options there (e.g. marking notifications read). */
+  async send<T = any>(
+    viewer: PageViewer,
+    method: 'post' | 'put' | 'patch' | 'delete',
+    path: string,
+    body?: unknown,
+    query?: Record<string, unknown>,
+  ): Promise<T> {
+    return (await this.call(viewer, method, path, { body, query })).body as T;
   }
 }
 

@@ -17,6 +17,14 @@ import { issueRoutes } from './routes/issue-routes';
 import { markdownRoutes } from './routes/markdown-routes';
 import { pullRoutes } from './routes/pull-routes';
 import { repoRoutes } from './routes/repo-routes';
+import { repoSettingsRoutes } from './routes/repo-settings-routes';
+import { releaseRoutes } from './routes/release-routes';
+import { wikiRoutes } from './routes/wiki-routes';
+import { packageRoutes } from './routes/package-routes';
+import { milestoneLabelRoutes } from './routes/milestone-label-routes';
+import { orgRoutes } from './routes/org-routes';
+import { adminRoutes } from './routes/admin-routes';
+import { userSettingsRoutes } from './routes/user-settings-routes';
 import { ErrorPage } from './views/error-page';
 import { webSignInRef, type SignInOption } from './sign-in-service';
 
@@ -77,9 +85,19 @@ export default definePlugin<WebSettings>({
     router.use(assets.router());
     authRoutes(web);
     markdownRoutes(web);
+    // Before homeRoutes: `/admin` would otherwise be taken by `/:owner`, `/org/{org}/settings` by repository pages.
+    orgRoutes(web);
+    adminRoutes(web);
+    // Before homeRoutes too: `/notifications` would otherwise be taken by `/:owner`.
+    userSettingsRoutes(web);
     homeRoutes(web);
     issueRoutes(web);
     pullRoutes(web);
+    packageRoutes(web);
+    milestoneLabelRoutes(web);
+    releaseRoutes(web);
+    wikiRoutes(web);
+    repoSettingsRoutes(web);
     // Last: its `/:owner/:repo` would otherwise take two-segment pages with a fixed first segment.
     repoRoutes(web);
 
@@ -87,6 +105,15 @@ export default definePlugin<WebSettings>({
     ctx.hooks.http.errorPage.tap('web', (error, req, res) => {
       renderer.send(res, h(ErrorPage, { kit: renderer.kit(req), status: error.status, message: error.message }), error.status);
       return true;
+    });
+    // Downloads the kernel serves to browsers outside the API — raw files, media, release and
+    // issue attachments — know the signed-in viewer by the session cookie, as on Gitea; only reads
+    // (GET/HEAD), never `/api/…` (the API refuses the cookie), and a credential sent along wins.
+    ctx.hooks.auth.authenticate.tapPromise({ name: 'web:session-downloads', stage: 50 }, async (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+      if (request.path.startsWith('/api/') || request.headers.authorization) return undefined;
+      const cookie = request.headers.cookie;
+      return cookie?.includes('hearth_session=') ? ((await sessions.principalOf(cookie)) ?? undefined) : undefined;
     });
     // A deleted account's sessions go with it.
     ctx.hooks.user.deleting.tapPromise('web', async ({ user, trx }) => store.destroyAllOf(user.id, trx));

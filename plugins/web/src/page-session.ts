@@ -57,21 +57,25 @@ export function pageSessions({ sessions, users, appUrl, lifetimeSeconds }: PageS
     maxAge: maxAgeSeconds * 1000,
   });
 
+  /** The live session a cookie header names and its user; a session whose account may no longer sign in ends. */
+  async function signedIn(cookieHeader: string | undefined): Promise<{ session: WebSession; user: UserInfo } | null> {
+    const key = parseCookies(cookieHeader ?? '')[SESSION_COOKIE];
+    const session = key ? await sessions.load(key) : null;
+    if (!session) return null;
+    const user = await users.byId(session.userId);
+    if (!user || user.prohibitLogin || !user.isActive || user.type !== 0) {
+      await sessions.destroy(session.id);
+      return null;
+    }
+    return { session, user };
+  }
+
   async function resolve(req: Request, res: Response, next: NextFunction): Promise<void> {
     const cookies = parseCookies(req.headers.cookie ?? '');
-    let session: WebSession | null = null;
-    let user: UserInfo | null = null;
-    const key = cookies[SESSION_COOKIE];
-    if (key) {
-      session = await sessions.load(key);
-      user = session ? await users.byId(session.userId) : null;
-      if (session && (!user || user.prohibitLogin || !user.isActive || user.type !== 0)) {
-        await sessions.destroy(session.id);
-        session = null;
-        user = null;
-      }
-      if (!session) res.clearCookie(SESSION_COOKIE, { path: '/' });
-    }
+    const found = await signedIn(req.headers.cookie);
+    const session = found?.session ?? null;
+    const user = found?.user ?? null;
+    if (cookies[SESSION_COOKIE] && !found) res.clearCookie(SESSION_COOKIE, { path: '/' });
     let csrfToken = session?.csrfToken ?? cookies[ANONYMOUS_CSRF_COOKIE];
     if (!csrfToken) {
       csrfToken = randomToken();
@@ -88,6 +92,11 @@ export function pageSessions({ sessions, users, appUrl, lifetimeSeconds }: PageS
 
   return {
     resolve: (req: Request, res: Response, next: NextFunction) => void resolve(req, res, next).catch(next),
+    /** The signed-in viewer of a request by its cookie alone (downloads the kernel serves to browsers). */
+    async principalOf(cookieHeader: string | undefined): Promise<Principal | null> {
+      const found = await signedIn(cookieHeader);
+      return found ? { user: found.user, method: 'session', scopes: null, publicOnly: false } : null;
+    },
     /** Start a signed-in session with a new key (any earlier session of this browser ends). */
     async signIn(req: Request, res: Response, user: UserInfo): Promise<void> {
       const old = viewers.get(req)?.session;

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { PluginContext } from '@hearth/plugin-api';
 import type { MarkdownRenderer } from '@hearth/plugin-misc';
 import type { ForgeApi } from './forge-api';
@@ -14,6 +14,12 @@ export type PageHandler = (req: Request, res: Response) => Promise<unknown> | un
 export interface PageRoutes {
   get(path: string, handler: PageHandler): void;
   post(path: string, handler: PageHandler): void;
+  /**
+   * A multipart/form-data POST (a file upload) whose body the handler streams itself. The token
+   * cannot be read from a body that is not read yet, so the form's action carries it in the
+   * `_csrf` query parameter, checked as the form field is.
+   */
+  upload(path: string, handler: PageHandler): void;
 }
 
 /** What the page route modules share. */
@@ -34,7 +40,14 @@ export function pageRoutes(router: Router, sessions: ReturnType<typeof pageSessi
   return {
     get: (path, handler) => router.get(path, sessions.resolve, handler),
     post: (path, handler) => router.post(path, form, sessions.resolve, requireCsrf, handler),
+    upload: (path, handler) => router.post(path, csrfFromQuery, sessions.resolve, requireCsrf, handler),
   };
+}
+
+/** An upload's CSRF token, from its action's query string (the body stays unread for the handler). */
+function csrfFromQuery(req: Request, _res: Response, next: NextFunction): void {
+  req.body = { _csrf: typeof req.query._csrf === 'string' ? req.query._csrf : undefined };
+  next();
 }
 
 export { Router };

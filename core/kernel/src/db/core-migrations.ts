@@ -5,6 +5,8 @@ import { packageMigrations } from '../packages/migrations';
 import { attachmentLinkMigrations, attachmentMigrations } from '../attachments/migrations';
 import { followerMigrations } from '../repos/follower-migrations';
 import { protectionMigrations } from '../protection/migrations';
+import { loginSourceMigrations } from '../users/login-sources';
+import { userSettingsMigrations } from '../users/user-settings';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -178,4 +180,6 @@ export const coreMigrations: PluginMigration[] = [
   ...followerMigrations,
   ...attachmentLinkMigrations,
   ...protectionMigrations,
+  ...loginSourceMigrations,
+  ...userSettingsMigrations,
 ];

@@ -214,7 +214,9 @@ function assertAuthRequirement(op: ApiOperation, principal: Principal | null): v
   if (need === 'optional') return;
   if (!principal) throw ApiError.unauthorized('authentication required: send a token (Authorization: token …) or basic auth');
   if (need === 'siteAdmin' && !principal.user.isAdmin) throw ApiError.forbidden('user should be a site administrator');
-  if (need === 'basic' && principal.method !== 'basic') {
+  // A web session (the web interface's in-process calls; /api/v1 never accepts its cookie) was
+  // started by a password or an identity provider the administrator configured, never by a token.
+  if (need === 'basic' && principal.method !== 'basic' && principal.method !== 'session') {
     throw ApiError.unauthorized('auth method not allowed: this route needs basic authentication with a password');
   }
 }

@@ -35,6 +35,7 @@ import { outboundNetwork } from './outbound';
 import { organizationDirectory } from './organizations';
 import { branchProtection } from './protection';
 import type { AttachedGitDirectories } from '../repos/attached-git';
+import { LoginSources } from '../users/login-sources';
 
 /** What the kernel hands the factory: its services, built before any plugin applies. */
 export interface ContextParts {
@@ -105,7 +106,7 @@ export class PluginContexts {
       outbound: outboundNetwork(config),
       secrets: (purpose: string) => new SecretBox(config, purpose),
       attachments,
-      organizations: organizationDirectory(db),
+      organizations: organizationDirectory({ db, hooks, config, users, repos, http, log }),
       protection: branchProtection(db, repos),
       api,
     };
@@ -157,6 +158,7 @@ function forgeSettings(config: HearthConfig): ForgeSettings {
 }
 
 function userDirectory(users: UserService, hooks: KernelHooks, config: HearthConfig, db: Knex): UserDirectory {
+  const sources = new LoginSources(db);
   return {
     byName: async (name) => {
       const row = await users.byName(name);
@@ -183,5 +185,27 @@ function userDirectory(users: UserService, hooks: KernelHooks, config: HearthCon
       return users.toInfo(await users.create({ ...input, mustChangePassword: false }, null));
     },
     hasSiteAdmin: async () => Boolean(await db('users').where({ is_admin: true, type: 0 }).first('id')),
+    registerSource: (type, name) => sources.register(type, name),
+    renameSource: (id, name) => sources.rename(id, name),
+    removeSource: (id) => sources.remove(id),
+    // No registration check: a site administrator configured the source that vouches for the user.
+    createExternal: async (input) => {
+      if (!(await sources.exists(input.sourceId)))
+        throw ApiError.unprocessable(`authentication source does not exist [id: ${input.sourceId}]`);
+      return users.toInfo(await users.createExternal(input, null));
+    },
+    byLogin: async (sourceId, loginName) => {
+      const row = await users.byLogin(sourceId, loginName);
+      return row ? users.toInfo(row) : null;
+    },
+    byEmail: async (email) => {
+      const row = await users.byEmail(email);
+      return row ? users.toInfo(row) : null;
+    },
+    setFlags: async (userId, { isAdmin, isRestricted }) => {
+      const row = await users.byId(userId);
+      if (!row || row.type !== 0) throw ApiError.notFound(`user does not exist [id: ${userId}]`);
+      return users.toInfo(await users.edit(row, { admin: isAdmin, restricted: isRestricted }, null));
+    },
   };
 }

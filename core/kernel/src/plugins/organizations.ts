@@ -1,6 +1,7 @@
-import type { Knex } from 'knex';
-import type { OrganizationDirectory } from '@hearth/plugin-api';
-import { ACCESS_MODES, OWNER_MODE, TEAM_UNITS, isOrgMember, normalizeTeam, type TeamRow } from '../orgs/org-store';
+import { ApiError, type OrganizationDirectory } from '@hearth/plugin-api';
+import type { KernelServices } from '../kernel-services';
+import { ACCESS_MODES, OWNER_MODE, TEAM_UNITS, isOrgMember, normalizeTeam, teamById, type TeamRow } from '../orgs/org-store';
+import { teamSeatService } from '../orgs/team-service';
 
 /** Minimal Team JSON (Gitea's ToTeams without organizations, as in requested_reviewers_teams). */
 function teamToApi(team: TeamRow): Record<string, unknown> {
@@ -24,8 +25,31 @@ function teamToApi(team: TeamRow): Record<string, unknown> {
 }
 
 /** Organizations as the plugin API offers them (`ctx.organizations`): plain data over the core's membership tables. */
-export function organizationDirectory(db: Knex): OrganizationDirectory {
+export function organizationDirectory(services: KernelServices): OrganizationDirectory {
+  const { db, users } = services;
+  // Seats change through the same service as the team member API routes (org membership rows included).
+  const seats = teamSeatService(services);
+  const seat = async (teamId: number, userId: number) => {
+    const team = await teamById(db, teamId);
+    if (!team) throw ApiError.notFound(`team does not exist [id: ${teamId}]`);
+    const [org, user] = await Promise.all([users.byId(team.org_id), users.byId(userId)]);
+    if (!org) throw ApiError.notFound(`organization does not exist [id: ${team.org_id}]`);
+    if (!user || user.type !== 0) throw ApiError.notFound(`user does not exist [id: ${userId}]`);
+    return { team, org, user, seated: await seats.isTeamMember(team, user.id) };
+  };
   return {
+    addTeamMember: async (teamId, userId) => {
+      const { team, org, user, seated } = await seat(teamId, userId);
+      if (seated) return false;
+      await seats.addMember(team, org, user);
+      return true;
+    },
+    removeTeamMember: async (teamId, userId) => {
+      const { team, org, user, seated } = await seat(teamId, userId);
+      if (!seated) return false;
+      await seats.removeMember(team, org, user);
+      return true;
+    },
     isMember: (orgId, userId) => isOrgMember(db, orgId, userId),
     memberIds: async (orgId) =>
       (await db('org_users').where('org_id', orgId).orderBy('id').select('uid')).map((r: { uid: unknown }) => Number(r.uid)),

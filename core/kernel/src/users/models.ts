@@ -19,6 +19,7 @@ export class UserRow extends BaseRow {
   static override tableName = 'users';
   static override booleanColumns = [
     'keep_email_private',
+    'keep_activity_private',
     'must_change_password',
     'is_active',
     'is_admin',
@@ -44,6 +45,9 @@ export class UserRow extends BaseRow {
   website!: string;
   description!: string;
   language!: string;
+  theme!: string;
+  diff_view_style!: string;
+  keep_activity_private!: boolean;
   visibility!: number;
   is_active!: boolean;
   is_admin!: boolean;

@@ -14,6 +14,7 @@ import { containsCondition } from '../db/like';
 import { ownerOf } from '../access/operation-access';
 import type { UserService } from './user-service';
 import type { UserRow } from './models';
+import { settingsEdit, settingsOf, type UserSettingsOptions } from './user-settings';
 
 export interface UserRouteDeps {
   users: UserService;
@@ -41,9 +42,9 @@ export function userOf(req: ApiRequest<unknown, unknown, { username: string }>):
   return row;
 }
 
-/** `/user`, `/users`, `/user/emails` and `/users/{username}/tokens` (section category: user). */
+/** `/user`, `/users`, `/user/settings`, `/user/emails` and `/users/{username}/tokens` (section category: user). */
 export function userOperations(deps: UserRouteDeps): ApiOperation[] {
-  return [...userProfileOperations(deps), ...emailOperations(deps), ...tokenOperations(deps)];
+  return [...userProfileOperations(deps), ...settingsOperations(deps), ...emailOperations(deps), ...tokenOperations(deps)];
 }
 
 /** One page of the user search (a keyword in the name or full name, or an id), among the profiles the caller may see. */
@@ -119,6 +120,40 @@ function userProfileOperations({ users, http }: UserRouteDeps): ApiOperation[] {
       params: USERNAME_PARAM,
       responses: { 200: 'User' },
       handler: async (req: ApiRequest<unknown, unknown, { username: string }>) => ok(users.toApi(userOf(req), req.principal)),
+    },
+  ];
+}
+
+/** The signed-in user's own settings: profile details, language, theme, diff view and privacy. */
+function settingsOperations({ users }: UserRouteDeps): ApiOperation[] {
+  return [
+    {
+      method: 'get',
+      path: '/user/settings',
+      operationId: 'getUserSettings',
+      tag: 'user',
+      summary: 'Get user settings',
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      responses: { 200: 'UserSettings' },
+      handler: async (req) => ok(settingsOf(await self(users, req))),
+    },
+    {
+      method: 'patch',
+      path: '/user/settings',
+      operationId: 'updateUserSettings',
+      tag: 'user',
+      summary: 'Update user settings',
+      scopes: ['user'],
+      access: 'caller',
+      auth: 'required',
+      body: 'UserSettingsOptions',
+      responses: { 200: 'UserSettings', 422: 'APIError' },
+      handler: async (req: ApiRequest<UserSettingsOptions>) => {
+        const edit = settingsEdit(req.body);
+        return ok(settingsOf(await users.edit(await self(users, req), edit, req.principal!.user)));
+      },
     },
   ];
 }

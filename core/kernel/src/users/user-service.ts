@@ -40,6 +40,12 @@ export interface EditUserInput {
   allowCreateOrganization?: boolean;
   restricted?: boolean;
   visibility?: Visibility;
+  /** The settings a user changes for themself (`PATCH /user/settings`). */
+  language?: string;
+  theme?: string;
+  diffViewStyle?: string;
+  keepEmailPrivate?: boolean;
+  keepActivityPrivate?: boolean;
 }
 
 /** Users and their email addresses: the one place that writes those tables and fires the user hooks. */
@@ -84,6 +90,19 @@ export class UserService {
     return unique.length ? UserRow.query(this.db).whereIn('id', unique) : [];
   }
 
+  /** The individual account a source knows as `loginName`. */
+  async byLogin(sourceId: number, loginName: string): Promise<UserRow | undefined> {
+    return UserRow.query(this.db).findOne({ login_source: sourceId, login_name: loginName, type: 0 });
+  }
+
+  /** The individual account one of whose addresses is `email`, in any case. */
+  async byEmail(email: string): Promise<UserRow | undefined> {
+    return UserRow.query(this.db)
+      .where('type', 0)
+      .whereIn('id', (s) => s.select('uid').from('user_emails').where('lower_email', email.toLowerCase()))
+      .first();
+  }
+
   /** A user by name, or 404. */
   async require(name: string): Promise<UserRow> {
     const row = await this.byName(name);
@@ -104,6 +123,8 @@ export class UserService {
       prohibitLogin: row.prohibit_login,
       visibility: VISIBILITY_NAMES[row.visibility] ?? 'public',
       type: row.type,
+      loginSource: Number(row.login_source),
+      loginName: row.login_name,
     };
   }
 
@@ -144,7 +165,23 @@ export class UserService {
     assertValidUserName(input.name);
     assertValidEmail(input.email);
     this.assertPasswordAcceptable(input.password);
-    const passwd = await hashPassword(input.password, this.config.security.SCRYPT_COST);
+    return this.insert(input, await hashPassword(input.password, this.config.security.SCRYPT_COST), actor);
+  }
+
+  /**
+   * An account whose source (OIDC, LDAP) vouches for it: no password hash, so the local password
+   * check never matches it; it signs in through `login_source` only.
+   */
+  async createExternal(
+    input: Omit<CreateUserInput, 'password'> & { sourceId: number; loginName: string },
+    actor: UserInfo | null,
+  ): Promise<UserRow> {
+    assertValidUserName(input.name);
+    assertValidEmail(input.email);
+    return this.insert(input, '', actor);
+  }
+
+  private async insert(input: Omit<CreateUserInput, 'password'>, passwd: string, actor: UserInfo | null): Promise<UserRow> {
     const created = input.createdAt ? Math.floor(input.createdAt.getTime() / 1000) : nowUnix();
     const row = await this.uniquely(input.name, input.email, async () =>
       this.db.transaction(async (trx) => {
@@ -200,6 +237,11 @@ export class UserService {
     set('prohibit_login', input.prohibitLogin);
     set('allow_create_organization', input.allowCreateOrganization);
     set('is_restricted', input.restricted);
+    set('language', input.language);
+    set('theme', input.theme);
+    set('diff_view_style', input.diffViewStyle);
+    set('keep_email_private', input.keepEmailPrivate);
+    set('keep_activity_private', input.keepActivityPrivate);
     if (input.visibility !== undefined) patch.visibility = VISIBILITY_NAMES.indexOf(input.visibility);
     if (input.password !== undefined && input.password !== '') {
       this.assertPasswordAcceptable(input.password);

@@ -48,8 +48,9 @@ export function homeRoutes(web: WebRoutes): void {
   pages.get('/:owner', async (req, res) => {
     const viewer = viewerOf(req);
     const name = req.params.owner as string;
-    const owner = await api.get<UserJson & { type?: string }>(viewer, apiPath`/users/${name}`);
-    const org = await api.find(viewer, apiPath`/orgs/${owner.login}`);
+    // An organization is not a user to `/users/{name}`: ask `/orgs/{name}` first.
+    const org = await api.find<UserJson & { name: string }>(viewer, apiPath`/orgs/${name}`);
+    const owner: UserJson = org ? { ...org, login: org.name } : await api.get<UserJson>(viewer, apiPath`/users/${name}`);
     const page = pageNumber(req);
     const reposPath = org ? apiPath`/orgs/${owner.login}/repos` : apiPath`/users/${owner.login}/repos`;
     const { items: repos, total } = await api.list(viewer, reposPath, { page, limit: PAGE_SIZE });

@@ -30,11 +30,22 @@ export function issueRoutes(web: WebRoutes): void {
 
   pages.get('/:owner/:repo/issues', async (req, res) => {
     const viewer = viewerOf(req);
-    const repo = await data.repo(req);
-    const filters = await data.filters(viewer, req);
-    const [labels, milestones] = await Promise.all([data.labels(viewer, repo), data.milestones(viewer, repo)]);
-    const found = await data.search(viewer, repo, filters, labels);
-    renderer.send(res, h(IssueListPage, { kit: renderer.kit(req), repo, filters, ...found, limit: PAGE_SIZE, labels, milestones }));
+    // Independent reads run together: the page costs its slowest call, not their sum.
+    const [repo, filters] = await Promise.all([data.repo(req), data.filters(viewer, req)]);
+    const pinnedPath = apiPath`/repos/${repo.owner.login}/${repo.name}/issues/pinned`;
+    // Label filters name labels by id, which the search needs by name: only then does it wait for the labels.
+    const [labels, milestones, pinned, unlabelled] = await Promise.all([
+      data.labels(viewer, repo),
+      data.milestones(viewer, repo),
+      // Pinned issues above the first page, as Gitea shows them.
+      filters.page === 1 ? orNull(api.get<IssueJson[]>(viewer, pinnedPath)) : null,
+      filters.labels.length === 0 ? data.search(viewer, repo, filters, []) : null,
+    ]);
+    const found = unlabelled ?? (await data.search(viewer, repo, filters, labels));
+    renderer.send(
+      res,
+      h(IssueListPage, { kit: renderer.kit(req), repo, filters, ...found, limit: PAGE_SIZE, labels, milestones, pinned: pinned ?? [] }),
+    );
   });
 
   const newIssueForm = async (req: Request, res: Response, form: NewIssueForm, status = 200) => {

@@ -248,6 +248,14 @@ export function ProfilePage(props: {
           )}
         </div>
       </header>
+      <nav class="tabs" aria-label="Profile">
+        <a href={base} aria-current="page">
+          Repositories
+        </a>
+        <a href={`${base}/-/packages`}>Packages</a>
+        {isOrg && <a href={`/org${base}/members`}>People</a>}
+        {isOrg && props.teams && <a href={`/org${base}/teams`}>Teams</a>}
+      </nav>
       <div class="columns">
         <section>
           <h2>Repositories</h2>
@@ -264,7 +272,8 @@ export function ProfilePage(props: {
                 <ul>
                   {props.teams.map((team) => (
                     <li>
-                      <strong>{team.name}</strong> {team.description && <span class="muted">{team.description}</span>}
+                      <a href={`/org${base}/teams/${encodeURIComponent(team.name)}`}>{team.name}</a>{' '}
+                      {team.description && <span class="muted">{team.description}</span>}
                     </li>
                   ))}
                 </ul>

@@ -50,6 +50,8 @@ export interface IssueListProps {
   limit: number;
   labels: LabelJson[];
   milestones: MilestoneJson[];
+  /** Pinned issues, shown above the list (first page only). */
+  pinned?: IssueJson[];
 }
 
 /** A filter of the list: a select of `[id, text]` options after "all". */
@@ -190,12 +192,30 @@ export function IssueListPage(props: IssueListProps) {
       <RepoHeader repo={repo} tab="issues" title="breadcrumb" />
       <div class="list-head">
         <h1>Issues</h1>
-        {kit.viewer.user && !repo.archived && (
-          <a class="button primary" href={`${repoHref(repo.full_name)}/issues/new`}>
-            New issue
-          </a>
-        )}
+        <span class="list-actions">
+          <a class="button" href={`${repoHref(repo.full_name)}/labels`}>
+            Labels
+          </a>{' '}
+          <a class="button" href={`${repoHref(repo.full_name)}/milestones`}>
+            Milestones
+          </a>{' '}
+          {kit.viewer.user && !repo.archived && (
+            <a class="button primary" href={`${repoHref(repo.full_name)}/issues/new`}>
+              New issue
+            </a>
+          )}
+        </span>
       </div>
+      {props.pinned && props.pinned.length > 0 && (
+        <section class="pinned-issues" aria-labelledby="pinned-heading">
+          <h2 id="pinned-heading">Pinned issues</h2>
+          <ul class="rows issue-list">
+            {props.pinned.map((issue) => (
+              <IssueRow issue={issue} repoFullName={repo.full_name} filters={filters} />
+            ))}
+          </ul>
+        </section>
+      )}
       <IssueFilterForm {...props} />
       <ActiveFilters {...props} />
       <nav class="state-tabs" aria-label="Issue state">

@@ -62,6 +62,10 @@ export function Layout({
             {viewer.user ? (
               <>
                 <a href="/repo/create">New repository</a>
+                <a href="/org/create">New organization</a>
+                <a href="/notifications">Notifications</a>
+                {viewer.user.isAdmin && <a href="/admin">Site administration</a>}
+                <a href="/user/settings">Your settings</a>
                 <a href={userHref(viewer.user.name)} class="me">
                   {viewer.user.name}
                 </a>

@@ -1,11 +1,13 @@
 /**
  * The top of every repository page: owner/name with badges, and the tabs Code, Issues and Pull
- * requests (those two only when the repository has the unit on, each with its open count).
+ * requests (those two only when the repository has the unit on, each with its open count), Releases
+ * (with its count) and Wiki (each only when the unit is on), and
+ * Settings for the repository's administrators.
  */
 import { repoHref, userHref } from './common';
 import type { RepoJson } from './home-pages';
 
-export type RepoTab = 'code' | 'issues' | 'pulls';
+export type RepoTab = 'code' | 'issues' | 'pulls' | 'settings' | 'releases' | 'wiki';
 
 export interface RepoHeaderProps {
   repo: RepoJson;
@@ -58,6 +60,28 @@ export function RepoHeader({ repo, tab, title = 'h1' }: RepoHeaderProps) {
         {repo.has_pull_requests !== false && (
           <a href={`${base}/pulls`} aria-current={current('pulls')}>
             Pull requests <span class="count">{repo.open_pr_counter}</span>
+          </a>
+        )}
+        {repo.has_releases !== false && (
+          <a href={`${base}/releases`} aria-current={current('releases')}>
+            Releases{' '}
+            {typeof (repo as { release_counter?: number }).release_counter === 'number' && (
+              <span class="count">{(repo as { release_counter?: number }).release_counter}</span>
+            )}
+          </a>
+        )}
+        {repo.has_wiki !== false && (
+          <a href={`${base}/wiki`} aria-current={current('wiki')}>
+            Wiki
+          </a>
+        )}
+        {(repo as { has_packages?: boolean }).has_packages !== false && (
+          // The owner's packages: packages are not linked to repositories here (the API's `repository` is always null).
+          <a href={`${userHref(repo.owner.login)}/-/packages`}>Packages</a>
+        )}
+        {repo.permissions?.admin && (
+          <a href={`${base}/settings`} aria-current={current('settings')}>
+            Settings
           </a>
         )}
       </nav>

@@ -1,0 +1,338 @@
+import { startServer, ADMIN, type TestServer } from './helpers/server';
+import { WebClient, textOf } from './helpers/web';
+
+/**
+ * The organization pages over plain HTTP: creating an organization, its settings and typed-confirmation
+ * delete, people (public/private membership, removal), teams (create with unit permissions, members,
+ * repositories, edit, the Owners team's rules, typed-confirmation delete). Non-owners are refused on
+ * every page and form (403, or 404 where they may not see the organization; anonymous visitors sign in
+ * first), forms need the CSRF token, and markup in descriptions renders inert.
+ */
+type User = { name: string; password: string; id: number };
+let server: TestServer;
+const users: Record<string, User> = {};
+const web: Record<string, WebClient> = {};
+
+const XSS = '<script>alert("org")</script><img src=x onerror=alert(1)>';
+
+function expectInert(html: string) {
+  expect(html).not.toContain('<script>alert');
+  expect(html).not.toMatch(/<img[^>]*onerror/);
+}
+
+async function api(user: User, method: string, path: string, body?: unknown) {
+  return server.api(method, path, { basic: [user.name, user.password], body });
+}
+
+async function must(user: User, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await api(user, method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  for (const name of ['owner', 'member', 'stranger']) users[name] = await server.user(name);
+  users.admin = { ...ADMIN, id: 0 };
+  for (const name of ['owner', 'member', 'stranger', 'admin']) {
+    web[name] = new WebClient(server);
+    await web[name].signIn(users[name]);
+  }
+  web.anonymous = new WebClient(server);
+  // A private organization the stranger may not see, with a team.
+  await must(users.owner, 'POST', '/orgs', { username: 'hidden', visibility: 'private' });
+  await must(users.owner, 'POST', '/orgs/hidden/teams', { name: 'crew', permission: 'read' });
+});
+afterAll(async () => server.close());
+
+describe('creating an organization', () => {
+  test('anonymous visitors sign in first; the form creates it and leads to its page', async () => {
+    const anon = await web.anonymous.get('/org/create');
+    expect(anon.status).toBe(303);
+    expect(anon.headers.get('location')).toBe('/user/login?redirect_to=%2Forg%2Fcreate');
+
+    const form = await web.owner.get('/org/create');
+    expect(form.status).toBe(200);
+    expect(form.html).toContain('<label for="org_name">Organization name</label>');
+    const res = await web.owner.post(
+      '/org/create',
+      { org_name: 'acme', full_name: 'Acme Corp', visibility: 'public', repo_admin_change_team_access: 'on' },
+      { csrfFrom: '/org/create' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/acme');
+    const org = await must(users.owner, 'GET', '/orgs/acme');
+    expect(org).toMatchObject({ full_name: 'Acme Corp', visibility: 'public', repo_admin_change_team_access: true });
+    const profile = await web.owner.get('/acme');
+    expect(profile.status).toBe(200);
+    expect(textOf(profile.html)).toContain('Acme Corp');
+    expect(profile.html).toContain('href="/org/acme/members"');
+    // A private organization's page is its members' only.
+    expect((await web.owner.get('/hidden')).status).toBe(200);
+    expect((await web.stranger.get('/hidden')).status).toBe(404);
+    expect((await web.anonymous.get('/hidden')).status).toBe(404);
+    // The creator is its owner: the Owners team holds them.
+    const perms = await must(users.owner, 'GET', '/users/owner/orgs/acme/permissions');
+    expect(perms.is_owner).toBe(true);
+  });
+
+  test('a taken or reserved name comes back with the API’s message and the values kept; no CSRF token is a 403', async () => {
+    const taken = await web.owner.post(
+      '/org/create',
+      { org_name: 'acme', full_name: 'Again', visibility: 'limited' },
+      { csrfFrom: '/org/create' },
+    );
+    expect(taken.status).toBe(422);
+    expect(textOf(taken.html)).toContain('user already exists');
+    expect(taken.html).toContain('value="Again"');
+    expect(taken.html).toMatch(/id="visibility-limited"[^>]*checked/);
+    const reserved = await web.owner.post('/org/create', { org_name: 'admin' }, { csrfFrom: '/org/create' });
+    expect(reserved.status).toBe(422);
+    expect(textOf(reserved.html)).toContain('reserved');
+    const noCsrf = await web.owner.post('/org/create', { org_name: 'sneaky' }, { csrf: null });
+    expect(noCsrf.status).toBe(403);
+    expect((await api(users.owner, 'GET', '/orgs/sneaky')).status).toBe(404);
+  });
+});
+
+describe('teams', () => {
+  test('an owner creates a team with unit permissions, adds a member and a repository', async () => {
+    await must(users.owner, 'POST', '/orgs/acme/repos', { name: 'anvil', private: true });
+    const form = await web.owner.get('/org/acme/teams/new');
+    expect(form.status).toBe(200);
+    expect(form.html).toContain('<label for="unit_repo_issues">Issues</label>');
+    const res = await web.owner.post(
+      '/org/acme/teams/new',
+      {
+        team_name: 'devs',
+        description: XSS,
+        repo_access: 'specific',
+        permission: 'units',
+        unit_repo_code: 'read',
+        unit_repo_issues: 'write',
+        unit_repo_pulls: 'none',
+      },
+      { csrfFrom: '/org/acme/teams/new' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/org/acme/teams/devs');
+    const teams = await must(users.owner, 'GET', '/orgs/acme/teams');
+    const devs = teams.find((t: any) => t.name === 'devs');
+    expect(devs.units_map).toMatchObject({ 'repo.code': 'read', 'repo.issues': 'write', 'repo.pulls': 'none' });
+    expect(devs.includes_all_repositories).toBe(false);
+
+    const add = await web.owner.post('/org/acme/teams/devs/action/add', { uname: 'member' }, { csrfFrom: '/org/acme/teams/devs' });
+    expect(add.status).toBe(303);
+    expect(add.headers.get('location')).toBe('/org/acme/teams/devs?done=added');
+    const page = await web.owner.get(add.headers.get('location')!);
+    expect(textOf(page.html)).toContain('The member was added.');
+    expect(page.html).toContain('href="/member"');
+    expect(textOf(page.html)).toContain('Code: read · Issues: write');
+    expectInert(page.html);
+
+    const repo = await web.owner.post('/org/acme/teams/devs/action/repo/add', { repo_name: 'anvil' }, { csrfFrom: '/org/acme/teams/devs' });
+    expect(repo.status).toBe(303);
+    const repos = await web.owner.get('/org/acme/teams/devs/repositories');
+    expect(repos.html).toContain('href="/acme/anvil"');
+    // The member now reaches the private repository's issues with write access.
+    const perms = await must(users.member, 'GET', '/repos/acme/anvil');
+    expect(perms.permissions).toMatchObject({ pull: true });
+    expect((await web.member.get('/acme/anvil/issues/new')).status).toBe(200);
+
+    // An unknown user or repository is shown on the page, not as an error page.
+    const ghost = await web.owner.post('/org/acme/teams/devs/action/add', { uname: 'nobody-here' }, { csrfFrom: '/org/acme/teams/devs' });
+    expect(ghost.status).toBe(404);
+    expect(ghost.html).toContain('Add member');
+  });
+
+  test('the teams list shows teams, their members and access, with descriptions inert', async () => {
+    const list = await web.member.get('/org/acme/teams');
+    expect(list.status).toBe(200);
+    const text = textOf(list.html);
+    expect(text).toContain('Owners');
+    expect(text).toContain('devs');
+    expect(text).toContain('1 member');
+    expect(text).not.toContain('New team'); // members are not owners
+    expectInert(list.html);
+    expect(textOf((await web.owner.get('/org/acme/teams')).html)).toContain('New team');
+  });
+
+  test('editing a team changes its name and permissions; the Owners team changes only its description', async () => {
+    const edit = await web.owner.get('/org/acme/teams/devs/edit');
+    expect(edit.status).toBe(200);
+    expect(edit.html).toMatch(/<option value="write" selected[^>]*>Write<\/option>/);
+    const res = await web.owner.post(
+      '/org/acme/teams/devs/edit',
+      { team_name: 'builders', description: 'They build', repo_access: 'all', permission: 'admin', can_create_org_repo: 'on' },
+      { csrfFrom: '/org/acme/teams/devs/edit' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/org/acme/teams/builders/edit?saved=1');
+    const team = (await must(users.owner, 'GET', '/orgs/acme/teams')).find((t: any) => t.name === 'builders');
+    expect(team).toMatchObject({ permission: 'admin', includes_all_repositories: true, can_create_org_repo: true });
+
+    const bad = await web.owner.post('/org/acme/teams/builders/edit', { team_name: 'no spaces allowed' }, { csrfFrom: '/org/acme/teams' });
+    expect(bad.status).toBe(422);
+    expect(textOf(bad.html)).toContain('team name is invalid');
+    expect(bad.html).toContain('value="no spaces allowed"');
+
+    const owners = await web.owner.get('/org/acme/teams/owners/edit');
+    expect(owners.status).toBe(200);
+    expect(owners.html).not.toContain('id="team_name"');
+    expect(owners.html).not.toContain('Delete this team');
+    const saved = await web.owner.post(
+      '/org/acme/teams/Owners/edit',
+      { description: 'The bosses', team_name: 'Renamed', permission: 'units' },
+      { csrfFrom: '/org/acme/teams' },
+    );
+    expect(saved.status).toBe(303);
+    const ownersTeam = (await must(users.owner, 'GET', '/orgs/acme/teams')).find((t: any) => t.permission === 'owner');
+    expect(ownersTeam).toMatchObject({ name: 'Owners', description: 'The bosses' });
+  });
+
+  test('non-owners are refused on every team page and form; private organizations are a 404 for strangers', async () => {
+    const member = web.member;
+    for (const path of ['/org/acme/teams/new', '/org/acme/teams/builders/edit']) {
+      expect([path, (await member.get(path)).status]).toEqual([path, 403]);
+      expect([path, (await web.stranger.get(path)).status]).toEqual([path, 403]);
+      expect([path, (await web.anonymous.get(path)).status]).toEqual([path, 303]);
+    }
+    expect((await web.stranger.get('/org/acme/teams')).status).toBe(403);
+    expect((await web.stranger.get('/org/acme/teams/builders')).status).toBe(403);
+    for (const path of [
+      '/org/hidden/teams',
+      '/org/hidden/teams/crew',
+      '/org/hidden/teams/new',
+      '/org/hidden/settings',
+      '/org/hidden/members',
+    ]) {
+      const res = await web.stranger.get(path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(textOf(res.html)).toContain('Page not found');
+    }
+    const posts: Array<[string, Record<string, string>]> = [
+      ['/org/acme/teams/new', { team_name: 'intruders' }],
+      ['/org/acme/teams/builders/edit', { team_name: 'pwned', description: 'pwned' }],
+      ['/org/acme/teams/builders/delete', { team_name_confirm: 'builders' }],
+      ['/org/acme/teams/builders/action/add', { uname: 'stranger' }],
+      ['/org/acme/teams/builders/action/remove', { uname: 'member' }],
+      ['/org/acme/teams/builders/action/repo/remove', { repo_name: 'anvil' }],
+    ];
+    for (const [path, fields] of posts) {
+      // A team member who administers the repository may change its teams (repo_admin_change_team_access), as the API decides.
+      const client = path.includes('/repo/') ? web.stranger : member;
+      const res = await client.post(path, fields, { csrfFrom: '/' });
+      expect([path, res.status]).toEqual([path, 403]);
+      expect([path, (await web.owner.post(path, fields, { csrf: null })).status]).toEqual([path, 403]);
+    }
+    const hiddenPost = await web.stranger.post('/org/hidden/teams/new', { team_name: 'x' }, { csrfFrom: '/' });
+    expect(hiddenPost.status).toBe(404);
+    const teams = await must(users.owner, 'GET', '/orgs/acme/teams');
+    expect(teams.map((t: any) => t.name).sort()).toEqual(['Owners', 'builders']);
+    expect(await must(users.owner, 'GET', `/teams/${teams.find((t: any) => t.name === 'builders').id}/members`)).toHaveLength(1);
+  });
+
+  test('deleting a team needs its name typed', async () => {
+    await must(users.owner, 'POST', '/orgs/acme/teams', { name: 'temp', permission: 'read' });
+    const wrong = await web.owner.post('/org/acme/teams/temp/delete', { team_name_confirm: 'tmp' }, { csrfFrom: '/org/acme/teams' });
+    expect(wrong.status).toBe(422);
+    expect(textOf(wrong.html)).toContain('type its name, temp, exactly');
+    expect((await must(users.owner, 'GET', '/orgs/acme/teams')).some((t: any) => t.name === 'temp')).toBe(true);
+    const right = await web.owner.post('/org/acme/teams/temp/delete', { team_name_confirm: 'temp' }, { csrfFrom: '/org/acme/teams' });
+    expect(right.status).toBe(303);
+    expect(right.headers.get('location')).toBe('/org/acme/teams');
+    expect((await must(users.owner, 'GET', '/orgs/acme/teams')).some((t: any) => t.name === 'temp')).toBe(false);
+  });
+});
+
+describe('people', () => {
+  test('members see each other with roles; a member publicizes their own membership; an owner removes a member', async () => {
+    const page = await web.member.get('/org/acme/members');
+    expect(page.status).toBe(200);
+    let text = textOf(page.html);
+    expect(text).toMatch(/owner\s+Owner/);
+    expect(text).toMatch(/member\s+Member\s+Private membership/);
+    expect(text).toContain('Make my membership public');
+    expect(text).not.toContain('Remove'); // only owners remove
+    // Anonymous visitors see only public members: none yet.
+    expect(textOf((await web.anonymous.get('/org/acme/members')).html)).toContain('No public members.');
+
+    const pub = await web.member.post('/org/acme/members/action/public', {}, { csrfFrom: '/org/acme/members' });
+    expect(pub.status).toBe(303);
+    text = textOf((await web.member.get(pub.headers.get('location')!)).html);
+    expect(text).toContain('Your membership is now public.');
+    expect(text).toMatch(/member\s+Member\s+Public membership/);
+    expect((await web.anonymous.get('/org/acme/members')).html).toContain('href="/member"');
+
+    // Another person's membership is theirs to change; strangers cannot remove anyone.
+    const strangerRemove = await web.stranger.post('/org/acme/members/action/remove', { uname: 'member' }, { csrfFrom: '/' });
+    expect(strangerRemove.status).toBe(403);
+    const memberRemove = await web.member.post('/org/acme/members/action/remove', { uname: 'owner' }, { csrfFrom: '/' });
+    expect(memberRemove.status).toBe(403);
+    const noCsrf = await web.owner.post('/org/acme/members/action/remove', { uname: 'member' }, { csrf: null });
+    expect(noCsrf.status).toBe(403);
+    expect((await api(users.owner, 'GET', '/orgs/acme/members/member')).status).toBe(204);
+
+    const ownerPage = await web.owner.get('/org/acme/members');
+    expect(ownerPage.html).toContain('aria-label="Remove member from the organization"');
+    const removed = await web.owner.post('/org/acme/members/action/remove', { uname: 'member' }, { csrfFrom: '/org/acme/members' });
+    expect(removed.status).toBe(303);
+    expect((await api(users.owner, 'GET', '/orgs/acme/members/member')).status).toBe(404);
+    // The last owner stays: the API's refusal is shown.
+    const last = await web.owner.post('/org/acme/members/action/remove', { uname: 'owner' }, { csrfFrom: '/org/acme/members' });
+    expect(last.status).toBe(422);
+  });
+});
+
+describe('settings', () => {
+  test('owners edit the organization; descriptions render inert on every page', async () => {
+    const page = await web.owner.get('/org/acme/settings');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('aria-current="page">Settings</a>');
+    const res = await web.owner.post(
+      '/org/acme/settings',
+      { full_name: 'Acme Inc', description: XSS, website: 'https://acme.example', location: 'Earth', visibility: 'limited' },
+      { csrfFrom: '/org/acme/settings' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/org/acme/settings?saved=1');
+    const saved = await web.owner.get('/org/acme/settings?saved=1');
+    expect(textOf(saved.html)).toContain('settings were saved');
+    expect(saved.html).toMatch(/id="visibility-limited"[^>]*checked/);
+    expectInert(saved.html);
+    const org = await must(users.owner, 'GET', '/orgs/acme');
+    expect(org).toMatchObject({ full_name: 'Acme Inc', description: XSS, website: 'https://acme.example', visibility: 'limited' });
+    expect(org.repo_admin_change_team_access).toBe(false);
+    for (const path of ['/acme', '/org/acme/members', '/org/acme/teams']) expectInert((await web.owner.get(path)).html);
+  });
+
+  test('non-owners are refused: anonymous visitors sign in, others get 403 (404 for an organization they cannot see)', async () => {
+    expect((await web.anonymous.get('/org/acme/settings')).status).toBe(303);
+    await must(users.owner, 'PUT', `/teams/${(await must(users.owner, 'GET', '/orgs/acme/teams'))[1].id}/members/member`);
+    for (const client of [web.member, web.stranger]) {
+      const res = await client.get('/org/acme/settings');
+      expect(res.status).toBe(403);
+      expect(res.html).not.toContain('name="full_name"');
+      expect((await client.post('/org/acme/settings', { full_name: 'pwned' }, { csrfFrom: '/' })).status).toBe(403);
+      expect((await client.post('/org/acme/settings/delete', { org_name: 'acme' }, { csrfFrom: '/' })).status).toBe(403);
+    }
+    expect((await web.owner.post('/org/acme/settings', { full_name: 'pwned' }, { csrf: null })).status).toBe(403);
+    expect((await must(users.owner, 'GET', '/orgs/acme')).full_name).toBe('Acme Inc');
+    // Site admins act as owners.
+    expect((await web.admin.get('/org/acme/settings')).status).toBe(200);
+  });
+
+  test('deleting an organization needs its name typed and no repositories left', async () => {
+    const wrong = await web.owner.post('/org/acme/settings/delete', { org_name: 'ACME' }, { csrfFrom: '/org/acme/settings' });
+    expect(wrong.status).toBe(422);
+    expect(textOf(wrong.html)).toContain('type its name, acme, exactly');
+    const owned = await web.owner.post('/org/acme/settings/delete', { org_name: 'acme' }, { csrfFrom: '/org/acme/settings' });
+    expect(owned.status).toBe(422);
+    expect(textOf(owned.html)).toContain('still owns 1 repositories');
+    await must(users.owner, 'DELETE', '/repos/acme/anvil');
+    const done = await web.owner.post('/org/acme/settings/delete', { org_name: 'acme' }, { csrfFrom: '/org/acme/settings' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/');
+    expect((await api(users.owner, 'GET', '/orgs/acme')).status).toBe(404);
+  });
+});

@@ -1,0 +1,366 @@
+import { startServer, type TestServer } from './helpers/server';
+import { WebClient, csrfToken, textOf } from './helpers/web';
+
+/**
+ * The signed-in user's settings and notifications pages over plain HTTP (what a browser does
+ * without JavaScript): sign-in redirects for anonymous visitors, CSRF on every form, email
+ * addresses, access tokens (scope warning, shown once, nobody else may delete them), the
+ * notifications inbox, and the profile form (saved through the API, its refusals shown with the
+ * values kept, markup in the values shown as text). Runs on every database.
+ */
+let server: TestServer;
+let alice: { name: string; password: string; id: number };
+let bob: { name: string; password: string; id: number };
+const PAYLOAD = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+
+beforeAll(async () => {
+  server = await startServer();
+  alice = await server.user('settings-alice');
+  bob = await server.user('settings-bob');
+});
+afterAll(async () => server?.close());
+
+async function signedIn(user: { name: string; password: string }): Promise<WebClient> {
+  const web = new WebClient(server);
+  await web.signIn(user);
+  return web;
+}
+
+/** The user's tokens as the API lists them (basic auth with the password). */
+async function tokenNames(user: { name: string; password: string }): Promise<string[]> {
+  const res = await server.api('GET', `/users/${user.name}/tokens`, { basic: [user.name, user.password] });
+  expect(res.status).toBe(200);
+  return (res.body as Array<{ name: string }>).map((t) => t.name);
+}
+
+/** The secret a token creation page shows (the read-only field holding it). */
+function shownSecret(html: string): string {
+  const match = /id="new-token"[^>]*value="([0-9a-f]{40})"|value="([0-9a-f]{40})"[^>]*id="new-token"/.exec(html);
+  if (!match) throw new Error('no new token on the page');
+  return match[1] ?? match[2];
+}
+
+describe('sign-in and CSRF', () => {
+  test('anonymous visitors are sent to sign in, coming back to the page they asked for', async () => {
+    const web = new WebClient(server);
+    for (const path of ['/user/settings', '/user/settings/account', '/user/settings/applications', '/notifications?q=read']) {
+      const res = await web.get(path);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe(`/user/login?redirect_to=${encodeURIComponent(path)}`);
+    }
+    // A form sent without a session (but with the anonymous CSRF token) changes nothing either.
+    const post = await web.post('/user/settings/applications', { name: 'sneaky', scope: 'read:user' }, { csrfFrom: '/user/login' });
+    expect(post.status).toBe(303);
+    expect(post.headers.get('location')).toMatch(/^\/user\/login\?redirect_to=/);
+    const profile = await web.post('/user/settings', { full_name: 'Anonymous' }, { csrfFrom: '/user/login' });
+    expect(profile.headers.get('location')).toBe('/user/login?redirect_to=%2Fuser%2Fsettings');
+    const purge = await web.post('/notifications/purge', {}, { csrfFrom: '/user/login' });
+    expect(purge.headers.get('location')).toMatch(/^\/user\/login\?redirect_to=/);
+  });
+
+  test('every form is refused without the page’s CSRF token, or with another session’s', async () => {
+    const web = await signedIn(alice);
+    const other = csrfToken((await (await signedIn(alice)).get('/user/settings/applications')).html);
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/user/settings', { full_name: 'Forged' }],
+      ['/user/settings/applications', { name: 'forged', scope: 'read:user' }],
+      ['/user/settings/applications/delete', { id: '1' }],
+      ['/user/settings/account/email', { email: 'forged@example.com' }],
+      ['/user/settings/account/email/delete', { email: `${alice.name}@example.com` }],
+      ['/notifications/status', { notification_id: '1', status: 'read' }],
+      ['/notifications/purge', {}],
+    ];
+    for (const [path, fields] of forms) {
+      for (const csrf of [null, other]) {
+        const res = await web.post(path, fields, { csrf });
+        expect(res.status).toBe(403);
+        expect(textOf(res.html)).toContain('not sent from this site');
+      }
+    }
+    expect(await tokenNames(alice)).not.toContain('forged');
+    expect((await server.api('GET', '/user/settings', { basic: [alice.name, alice.password] })).body.full_name).toBe('');
+    const emails = await server.api('GET', '/user/emails', { basic: [alice.name, alice.password] });
+    expect(emails.body.map((e: { email: string }) => e.email)).toEqual([`${alice.name}@example.com`]);
+  });
+});
+
+describe('profile and account', () => {
+  test('the profile form shows the saved settings; markup in them is text, never run', async () => {
+    const mallory = await server.user('settings-mallory');
+    const edited = await server.api('PATCH', '/user/settings', {
+      basic: [mallory.name, mallory.password],
+      // (a location is at most 50 characters)
+      body: { full_name: PAYLOAD, location: '"><img src=x onerror=alert(3)>', description: `</textarea>${PAYLOAD}`, hide_email: true },
+    });
+    expect(edited.status).toBe(200);
+    const web = await signedIn(mallory);
+    const page = await web.get('/user/settings');
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('<script>alert');
+    expect(page.html).not.toContain('<img src=x');
+    // Every "<" of a value is escaped, inside attributes and the textarea alike (a ">" alone opens nothing).
+    expect(page.html).toContain(
+      'id="full_name" name="full_name" type="text" value="&lt;script>alert(1)&lt;/script>&lt;img src=x onerror=alert(2)>"',
+    );
+    expect(page.html).toContain('id="location" name="location" type="text" value="&quot;>&lt;img src=x onerror=alert(3)>"');
+    expect(page.html).toMatch(/<textarea id="description"[^>]*>&lt;\/textarea>&lt;script>alert\(1\)&lt;\/script>&lt;img [^<]*<\/textarea>/);
+    expect(textOf(page.html)).toContain(`</textarea>${PAYLOAD}`);
+    expect(page.html).toMatch(/<input type="checkbox" id="hide_email" name="hide_email" value="on" checked/);
+    expect(page.html).toMatch(/<input type="checkbox" id="hide_activity" name="hide_activity" value="on"\/?>/);
+    expect(textOf(page.html)).toContain('settings-mallory@example.com');
+    expect(page.html).toMatch(/<a href="\/user\/settings" aria-current="page">Profile<\/a>/);
+  });
+
+  test('editing the profile: saved through the API, a notice, the new values in the form and in the API', async () => {
+    const dave = await server.user('settings-dave');
+    const web = await signedIn(dave);
+    const fields = {
+      full_name: '  Dave Bowman ',
+      website: 'https://dave.example.com/',
+      location: 'Jupiter',
+      description: 'Open the pod bay doors.\nPlease.',
+      hide_email: 'on',
+    };
+    const saved = await web.post('/user/settings', fields, { csrfFrom: '/user/settings' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/user/settings?done=updated');
+    const page = await web.get('/user/settings?done=updated');
+    expect(textOf(page.html)).toContain('Your profile was updated.');
+    expect(page.html).toContain('value="Dave Bowman"');
+    expect(page.html).toContain('value="https://dave.example.com/"');
+    expect(page.html).toMatch(/id="hide_email" name="hide_email" value="on" checked/);
+
+    const settings = await server.api('GET', '/user/settings', { basic: [dave.name, dave.password] });
+    expect(settings.body).toMatchObject({
+      full_name: 'Dave Bowman',
+      website: 'https://dave.example.com/',
+      location: 'Jupiter',
+      description: 'Open the pod bay doors.\nPlease.',
+      hide_email: true,
+      hide_activity: false,
+    });
+    // Hidden from other users now.
+    const seen = await server.api('GET', `/users/${dave.name}`, { basic: [bob.name, bob.password] });
+    expect(seen.body.email).toBe(`${dave.name}@noreply.localhost`);
+
+    // An unchecked box is sent as nothing: the setting goes off.
+    const { hide_email: _dropped, ...unchecked } = fields;
+    const cleared = await web.post('/user/settings', { ...unchecked, hide_activity: 'on' }, { csrfFrom: '/user/settings' });
+    expect(cleared.status).toBe(303);
+    const after = await server.api('GET', '/user/settings', { basic: [dave.name, dave.password] });
+    expect(after.body).toMatchObject({ hide_email: false, hide_activity: true });
+  });
+
+  test('a website that is not a URL: the API’s message, the values kept, nothing saved', async () => {
+    const erin = await server.user('settings-erin');
+    const web = await signedIn(erin);
+    const refused = await web.post(
+      '/user/settings',
+      {
+        full_name: 'Erin Kept',
+        website: 'javascript:alert(1)//<b>x</b>',
+        location: 'Somewhere',
+        description: 'Still here',
+        hide_activity: 'on',
+      },
+      { csrfFrom: '/user/settings' },
+    );
+    expect(refused.status).toBe(422);
+    expect(textOf(refused.html)).toContain('website must be an http or https URL, or empty');
+    expect(refused.html).not.toContain('<b>x</b>');
+    expect(refused.html).toContain('value="Erin Kept"');
+    expect(refused.html).toContain('value="javascript:alert(1)//&lt;b>x&lt;/b>"');
+    expect(refused.html).toContain('value="Somewhere"');
+    expect(refused.html).toMatch(/<textarea id="description" name="description"[^>]*>Still here<\/textarea>/);
+    expect(refused.html).toMatch(/id="hide_activity" name="hide_activity" value="on" checked/);
+    expect(textOf(refused.html)).not.toContain('Your profile was updated.');
+
+    const tooLong = await web.post('/user/settings', { full_name: 'x'.repeat(101) }, { csrfFrom: '/user/settings' });
+    expect(tooLong.status).toBe(422);
+    expect(textOf(tooLong.html)).toContain('full_name');
+
+    const settings = await server.api('GET', '/user/settings', { basic: [erin.name, erin.password] });
+    expect(settings.body).toMatchObject({ full_name: '', website: '', location: '', description: '', hide_activity: false });
+  });
+
+  test('email addresses: add one, see the API’s refusal with the value kept, delete it; the primary stays', async () => {
+    const web = await signedIn(bob);
+    const added = await web.post(
+      '/user/settings/account/email',
+      { email: 'bob-second@example.com' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(added.status).toBe(303);
+    expect(added.headers.get('location')).toBe('/user/settings/account?done=added');
+    const page = textOf((await web.get('/user/settings/account?done=added')).html);
+    expect(page).toContain('The email address was added.');
+    expect(page).toContain('bob-second@example.com');
+
+    const taken = await web.post(
+      '/user/settings/account/email',
+      { email: `${alice.name}@example.com` },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(taken.status).toBe(422);
+    expect(textOf(taken.html)).toContain('e-mail already in use');
+    expect(taken.html).toContain(`value="${alice.name}@example.com"`);
+
+    const primary = await web.post(
+      '/user/settings/account/email/delete',
+      { email: `${bob.name}@example.com` },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(primary.status).toBe(400);
+    expect(textOf(primary.html)).toContain('the primary email address cannot be deleted');
+
+    const deleted = await web.post(
+      '/user/settings/account/email/delete',
+      { email: 'bob-second@example.com' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(deleted.status).toBe(303);
+    expect(textOf((await web.get('/user/settings/account')).html)).not.toContain('bob-second@example.com');
+  });
+});
+
+describe('access tokens', () => {
+  test('a token without any scope is refused with the warning; with a scope it is shown once and works', async () => {
+    const web = await signedIn(alice);
+    const form = await web.get('/user/settings/applications');
+    expect(form.status).toBe(200);
+    expect(textOf(form.html)).toContain('Select at least one scope');
+    // The nine categories of Gitea 1.20, each with its levels; admin only for site administrators.
+    for (const category of ['activitypub', 'admin', 'issue', 'misc', 'notification', 'organization', 'package', 'repository', 'user']) {
+      expect(form.html).toContain(`<label for="scope-${category}">`);
+    }
+    expect(form.html).toMatch(/<select id="scope-admin" name="scope" disabled/);
+
+    const none = await web.post('/user/settings/applications', { name: 'no-scope' }, { csrfFrom: '/user/settings/applications' });
+    expect(none.status).toBe(400);
+    expect(textOf(none.html)).toContain('Select at least one scope');
+    expect(textOf(none.html)).toContain('access token must have a scope');
+    expect(none.html).toContain('value="no-scope"'); // the name is kept
+    expect(await tokenNames(alice)).not.toContain('no-scope');
+
+    const made = await web.post(
+      '/user/settings/applications',
+      { name: 'laptop', scope: ['', 'read:user', '', 'write:repository'] },
+      { csrfFrom: '/user/settings/applications' },
+    );
+    expect(made.status).toBe(201);
+    expect(made.headers.get('location')).toBeNull();
+    expect(textOf(made.html)).toContain('it will not be shown again');
+    const secret = shownSecret(made.html);
+    const me = await server.api('GET', '/user', { token: secret });
+    expect(me.status).toBe(200);
+    expect(me.body.login).toBe(alice.name);
+    expect(textOf(made.html)).toMatch(/laptop …[0-9a-f]{8} write:repository read:user/);
+
+    // Shown once: the list shows its last eight characters only.
+    const later = await web.get('/user/settings/applications');
+    expect(later.html).not.toContain(secret);
+    expect(textOf(later.html)).toContain(`…${secret.slice(-8)}`);
+  });
+
+  test('a token name holding markup is text', async () => {
+    const web = await signedIn(alice);
+    const made = await web.post(
+      '/user/settings/applications',
+      { name: PAYLOAD, scope: 'read:misc' },
+      { csrfFrom: '/user/settings/applications' },
+    );
+    expect(made.status).toBe(201);
+    const page = await web.get('/user/settings/applications');
+    expect(page.html).not.toContain('<script>alert');
+    expect(page.html).not.toContain('<img src=x');
+    expect(textOf(page.html)).toContain(PAYLOAD);
+  });
+
+  test('another user cannot delete your token; you can', async () => {
+    const secret = await server.token(alice, ['read:user'], 'kept-from-bob');
+    const tokens = await server.api('GET', `/users/${alice.name}/tokens`, { basic: [alice.name, alice.password] });
+    const id = String((tokens.body as Array<{ id: number; name: string }>).find((t) => t.name === 'kept-from-bob')!.id);
+
+    const other = await signedIn(bob);
+    const refused = await other.post('/user/settings/applications/delete', { id }, { csrfFrom: '/user/settings/applications' });
+    expect(refused.status).toBe(404);
+    expect(textOf(refused.html)).toContain('access token does not exist');
+    expect((await server.api('GET', '/user', { token: secret })).status).toBe(200);
+
+    const web = await signedIn(alice);
+    const deleted = await web.post('/user/settings/applications/delete', { id }, { csrfFrom: '/user/settings/applications' });
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get('location')).toBe('/user/settings/applications?done=deleted');
+    expect(textOf((await web.get('/user/settings/applications?done=deleted')).html)).toContain('The access token was deleted.');
+    expect((await server.api('GET', '/user', { token: secret })).status).toBe(401);
+  });
+
+  test('the API’s rule is unchanged for API clients: a token cannot manage tokens', async () => {
+    const secret = await server.token(alice, ['write:user'], 'api-client');
+    const res = await server.api('POST', `/users/${alice.name}/tokens`, { token: secret, body: { name: 'minted', scopes: ['read:user'] } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('notifications', () => {
+  let carol: { name: string; password: string; id: number };
+  beforeAll(async () => {
+    carol = await server.user('settings-carol');
+    const basic: [string, string] = [carol.name, carol.password];
+    expect((await server.api('POST', '/user/repos', { basic, body: { name: 'inbox', auto_init: true } })).status).toBe(201);
+    for (const title of ['First question', PAYLOAD]) {
+      const issue = await server.api('POST', `/repos/${carol.name}/inbox/issues`, { basic: [bob.name, bob.password], body: { title } });
+      expect(issue.status).toBe(201);
+    }
+  });
+
+  test('unread threads link to their subjects; mark read, pin, unpin, mark unread and mark all read move them between tabs', async () => {
+    const web = await signedIn(carol);
+    const inbox = await web.get('/notifications');
+    expect(inbox.status).toBe(200);
+    expect(inbox.html).not.toContain('<script>alert');
+    expect(inbox.html).not.toContain('<img src=x');
+    const text = textOf(inbox.html);
+    expect(text).toContain('2 Unread');
+    expect(text).toContain('0 Read');
+    expect(text).toContain('First question');
+    expect(inbox.html).toContain(`href="/${carol.name}/inbox/issues/1"`);
+    expect(inbox.html).toContain(`href="/${carol.name}/inbox"`);
+
+    const threads = await server.api('GET', '/notifications', { basic: [carol.name, carol.password] });
+    const first = (threads.body as Array<{ id: number; subject: { title: string } }>).find((t) => t.subject.title === 'First question')!;
+    const mark = (status: string, q = 'unread') =>
+      web.post('/notifications/status', { notification_id: String(first.id), status, q }, { csrfFrom: '/notifications' });
+
+    const read = await mark('read');
+    expect(read.status).toBe(303);
+    expect(read.headers.get('location')).toBe('/notifications?q=unread');
+    expect(textOf((await web.get('/notifications?q=read')).html)).toContain('First question');
+    expect(textOf((await web.get('/notifications')).html)).toContain('1 Unread');
+
+    await mark('pinned', 'read');
+    const pinned = textOf((await web.get('/notifications?q=pinned')).html);
+    expect(pinned).toContain('1 Pinned');
+    expect(pinned).toContain('First question');
+    await mark('read', 'pinned'); // unpin
+    await mark('unread', 'read');
+    expect(textOf((await web.get('/notifications')).html)).toContain('2 Unread');
+
+    const purge = await web.post('/notifications/purge', {}, { csrfFrom: '/notifications' });
+    expect(purge.status).toBe(303);
+    const after = textOf((await web.get('/notifications')).html);
+    expect(after).toContain('0 Unread');
+    expect(after).toContain('2 Read');
+    expect(after).toContain('No unread notifications.');
+  });
+
+  test('another user cannot change your notification threads', async () => {
+    const all = await server.api('GET', '/notifications?all=true', { basic: [carol.name, carol.password] });
+    const id = String((all.body as Array<{ id: number }>)[0].id);
+    const other = await signedIn(alice);
+    const res = await other.post('/notifications/status', { notification_id: id, status: 'pinned' }, { csrfFrom: '/notifications' });
+    expect(res.status).toBe(403);
+    const pinned = await server.api('GET', '/notifications?status-types=pinned', { basic: [carol.name, carol.password] });
+    expect(pinned.body).toEqual([]);
+  });
+});
