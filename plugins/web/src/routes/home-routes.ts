@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { h } from 'preact';
-import { isApiError } from '@hearth/plugin-api';
 import type { WebRoutes } from '../web-routes';
 import { apiPath } from '../forge-api';
 import { viewerOf } from '../page-session';
+import { orNull } from './route-parts';
 import { DashboardPage, ExplorePage, LandingPage, ProfilePage, type ExploreKind, type UserJson } from '../views/home-pages';
 
 /** The page number of `?page=` (1 when missing or not a positive number). */
@@ -54,14 +54,6 @@ export function homeRoutes(web: WebRoutes): void {
     const page = pageNumber(req);
     const reposPath = org ? apiPath`/orgs/${owner.login}/repos` : apiPath`/users/${owner.login}/repos`;
     const { items: repos, total } = await api.list(viewer, reposPath, { page, limit: PAGE_SIZE });
-    const orNull = async <T>(load: Promise<T>): Promise<T | null> => {
-      try {
-        return await load;
-      } catch (err) {
-        if (isApiError(err) && err.status < 500) return null;
-        throw err;
-      }
-    };
     const [members, teams] = org
       ? await Promise.all([
           orNull(api.get(viewer, apiPath`/orgs/${owner.login}/members`, { limit: 50 })),
