@@ -3,8 +3,11 @@
 // when their servers answer (HEARTH_TEST_MYSQL_URL / HEARTH_TEST_POSTGRES_URL, defaulting to this
 // machine's 127.0.0.1 services) — and end with one line "N passed, N failed".
 // Set HEARTH_TEST_DATABASES=sqlite (comma list) to choose; a database asked for by name must answer.
-// Suites whose subject is a client protocol or the browser (`*.client.test.ts`: apt, dnf, go, R,
-// cargo, chromium) run once, on SQLite: the database layer under them is what the other suites cover.
+// Suites whose subject is a client protocol or the browser run once, on SQLite: the database layer
+// under them is what the other suites cover. They are the real-client suites (`*.client.test.ts`:
+// apt, dnf, go, R, cargo, git-lfs, ssh, chromium) and the web pages' suites (`test/web-*.test.ts`),
+// whose pages read and change everything through the API operations the other suites run on every
+// database.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -13,6 +16,8 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 const RESULTS = path.join(ROOT, 'test-results');
+/** Path patterns of the suites that run on SQLite only (see above). */
+const ONCE_ON_SQLITE = ['\\.client\\.test\\.ts$', '/test/web-[^/]*\\.test\\.ts$'].join('|');
 const SUITES = {
   sqlite: '',
   mariadb: process.env.HEARTH_TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
@@ -59,10 +64,10 @@ async function main() {
     console.log(`\n=== test suite on ${name}${url ? ` (${url})` : ''} ===`);
     const output = path.join(RESULTS, `${name}.json`);
     fs.rmSync(output, { force: true });
-    const clientSuitesOnce = name === 'sqlite' ? [] : ['--testPathIgnorePatterns', '\\.client\\.test\\.ts$'];
+    const sqliteOnlySuitesSkipped = name === 'sqlite' ? [] : [`--testPathIgnorePatterns=${ONCE_ON_SQLITE}`];
     const run = spawnSync(
       process.execPath,
-      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...clientSuitesOnce, ...extraArgs],
+      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${output}`, ...sqliteOnlySuitesSkipped, ...extraArgs],
       {
         cwd: ROOT,
         stdio: 'inherit',
