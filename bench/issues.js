@@ -16,8 +16,10 @@
  *
  *   latency  sequential keep-alive GETs as the admin, interleaved: 20 warm-up + 200 measured each
  *            of  big page 1, big page 1,000, small page 1 (limit 30, state=open, labels=bench/hit),
- *            and the timeline of big #1 (1,000 events); p50 / p99.
- *   Targets: big page 1,000 ≤ 2× big page 1; big page 1 ≤ 3× small page 1.
+ *            and the timeline of big #1 (1,000 events); then text search: big's open issues page 1
+ *            without q against the same with q=needle (one issue in a hundred has the word; served
+ *            by the database's full-text index), and q=needle across every repository; p50 / p99.
+ *   Targets: big page 1,000 ≤ 2× big page 1; big page 1 ≤ 3× small page 1; q= ≤ 1.5× no q.
  *   Also printed: the SQLite query plan of the page query (no full scans of issue/comment).
  */
 const fs = require('node:fs');
@@ -29,7 +31,9 @@ const LATENCY = { warmup: 20, requests: 200 };
 const LIMIT = 30;
 const FAR_PAGE = 1000;
 const LABEL = 'bench/hit';
-const TARGETS = { farVsFirst: 2, bigVsSmall: 3, seedSeconds: 180 };
+const TARGETS = { farVsFirst: 2, bigVsSmall: 3, searchVsPlain: 1.5, seedSeconds: 180 };
+/** A word in the title of one issue in a hundred (open, labelled): what the `q=` searches look for. */
+const NEEDLE = 'needle';
 
 async function api(server, token, method, route, body, expected) {
   const res = await lib.request(`${server.url}/api/v1${route}`, {
@@ -113,7 +117,7 @@ function bulkInsert(dbFile, ids) {
           const closed = i % 5 === 0;
           const id = addIssue({
             index: i,
-            name: `issue ${i}`,
+            name: i % 100 === 1 ? `issue ${i} ${NEEDLE}` : `issue ${i}`,
             content: `body of issue ${i}`,
             is_closed: closed ? 1 : 0,
             closed_unix: closed ? base + i : 0,
@@ -215,6 +219,15 @@ async function run() {
         label: hasTimeline ? 'timeline of big #1 (1,000 events, page 1 of 50)' : 'comments of big #1 (1,000; no timeline route yet)',
         url: eventsUrl,
       },
+      { label: 'big, open issues, page 1 (no q)', url: `${server.url}/api/v1/repos/${owner}/big/issues?state=open&limit=${LIMIT}` },
+      {
+        label: `big, open issues, q=${NEEDLE}, page 1`,
+        url: `${server.url}/api/v1/repos/${owner}/big/issues?state=open&limit=${LIMIT}&q=${NEEDLE}`,
+      },
+      {
+        label: `all repositories, q=${NEEDLE}, page 1`,
+        url: `${server.url}/api/v1/repos/issues/search?state=open&limit=${LIMIT}&q=${NEEDLE}`,
+      },
     ];
     const { stats, last } = await lib.sequentialGets(
       targets.map((t) => ({ url: t.url, headers })),
@@ -234,12 +247,17 @@ async function run() {
     const stop = await lib.stopServer(server);
     if (!stop.graceful) warnings.push('hearth did not exit within 5 s of SIGTERM (killed)');
 
-    const [first, far, small, events] = stats;
+    const [first, far, small, events, plain, searched, searchedEverywhere] = stats;
+    const needles = Array.from({ length: SIZES.bigIssues }, (_, i) => i + 1).filter((i) => i % 100 === 1 && i > 1).length;
+    if (Number(last[5].total) !== needles) warnings.push(`X-Total-Count of q=${NEEDLE} is ${last[5].total}, expected ${needles}`);
     const ratios = {
       farVsFirstP50: far.p50 / first.p50,
       farVsFirstP99: far.p99 / first.p99,
       bigVsSmallP50: first.p50 / small.p50,
       bigVsSmallP99: first.p99 / small.p99,
+      searchVsPlainP50: searched.p50 / plain.p50,
+      searchVsPlainP99: searched.p99 / plain.p99,
+      searchEverywhereVsPlainP50: searchedEverywhere.p50 / plain.p50,
     };
     const f = (n) => n.toFixed(2);
     const rows = [
@@ -267,6 +285,13 @@ async function run() {
         line:
           `big vs small page 1: p50 ${f(ratios.bigVsSmallP50)}x, p99 ${f(ratios.bigVsSmallP99)}x — ` +
           `target ≤ ${TARGETS.bigVsSmall}x (p50)`,
+      },
+      {
+        name: 'q= vs no q',
+        met: ratios.searchVsPlainP50 <= TARGETS.searchVsPlain,
+        line:
+          `q=${NEEDLE} vs no q (big, open, page 1): p50 ${f(ratios.searchVsPlainP50)}x, p99 ${f(ratios.searchVsPlainP99)}x; ` +
+          `across repositories p50 ${f(ratios.searchEverywhereVsPlainP50)}x — target ≤ ${TARGETS.searchVsPlain}x (p50)`,
       },
       { name: 'no full scans', met: !plan.fullScan, line: 'query plan of the label-filtered page and count without full scans' },
     ];

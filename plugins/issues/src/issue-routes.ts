@@ -8,6 +8,7 @@ import { issueEvents, type IssueEvents } from './issue-events';
 import { pinnedListOperations } from './pins';
 import { commentOperations } from './comment-routes';
 import { issueWriteService, type CreateIssueBody, type EditIssueBody } from './issue-write-service';
+import { whereIssueText } from './text-search';
 
 type IndexParams = RepoParams & { index: number };
 
@@ -48,8 +49,6 @@ const LIST_QUERY: JsonSchema = {
     mentioned_by: { type: 'string', maxLength: 255, description: 'Only show items in which the given user was mentioned' },
   },
 };
-
-const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
  * Issues (Gitea's /repos/{owner}/{repo}/issues…), their comments, repository labels and milestones.
@@ -183,10 +182,7 @@ async function listIssues(deps: IssueDeps, ctx: IssueContext, req: ApiRequest<un
     if (ids.size === 0) empty = true;
     else q.whereIn('milestone_id', [...ids]);
   }
-  if (f.q) {
-    const like = `%${escapeLike(f.q)}%`;
-    q.where((w) => w.whereRaw("LOWER(name) LIKE ? ESCAPE '!'", [like]).orWhereRaw("LOWER(content) LIKE ? ESCAPE '!'", [like]));
-  }
+  if (f.q) whereIssueText(db, q, f.q);
   if (f.since) q.where('updated_unix', '>=', parseTime(f.since, 'since'));
   if (f.before) q.where('updated_unix', '<=', parseTime(f.before, 'before'));
   if (f.created_by) {

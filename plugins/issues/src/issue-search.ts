@@ -2,8 +2,8 @@ import { ApiError, parseTime, type ApiOperation, type ApiRequest, type JsonSchem
 import type { Knex } from 'knex';
 import { list, type IssueContext, type IssueDeps } from './issue-context';
 import { toIssue, type IssueRow } from './issue-store';
+import { whereIssueText } from './text-search';
 
-const escapeLike = (s: string) => s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
 const names = (s: string | undefined) =>
   (s ?? '')
     .split(',')
@@ -120,10 +120,7 @@ export function issueSearchOperations(deps: IssueDeps, ctx: IssueContext): ApiOp
         }
         const milestoneNames = names(f.milestones);
         if (milestoneNames.length) q.whereIn('milestone_id', db('milestone').whereIn('name', milestoneNames).select('id'));
-        if (f.q) {
-          const like = `%${escapeLike(f.q)}%`;
-          q.where((w) => w.whereRaw("LOWER(name) LIKE ? ESCAPE '!'", [like]).orWhereRaw("LOWER(content) LIKE ? ESCAPE '!'", [like]));
-        }
+        if (f.q) whereIssueText(db, q, f.q);
         if (f.since) q.where('updated_unix', '>=', parseTime(f.since, 'since'));
         if (f.before) q.where('updated_unix', '<=', parseTime(f.before, 'before'));
         // As Gitea: the "my" filters apply to signed-in callers and are ignored otherwise.
