@@ -7,6 +7,8 @@
  *   1. ready time  spawn → first 200 (Hearth: /api/healthz on a fresh data dir, i.e. a first
  *                  start with migrations; baseline: /api/v1/version). Median of 3. Target ≤ 1.5 s.
  *   2. idle RSS    VmRSS 2 s after ready, every shipped plugin loaded. Median of 3. Target ≤ 120 MB.
+ *   1b, 2b.        The same with the shipped default configuration (what `npm start` loads):
+ *                  targets (issue 24) ready ≤ 0.5 s, idle RSS ≤ 80 MB.
  *   3. throughput  autocannon, 32 connections, 1 s warm-up + 5 s measured, for GET /api/v1/version
  *                  and token-authenticated GET /api/v1/user. Target hearth/baseline ≥ 0.60.
  *
@@ -20,7 +22,7 @@ const lib = require('./lib');
 const RUNS = 3;
 const IDLE_MS = 2000;
 const THROUGHPUT = { connections: 32, warmup: 1, duration: 5 };
-const TARGETS = { readySeconds: 1.5, idleRssMb: 120, throughputRatio: 0.6 };
+const TARGETS = { readySeconds: 1.5, idleRssMb: 120, defaultReadySeconds: 0.5, defaultIdleRssMb: 80, throughputRatio: 0.6 };
 
 const BASELINE = path.join(__dirname, 'baseline-express.js');
 
@@ -49,6 +51,12 @@ async function run() {
   const tempDirs = [];
   const servers = [];
   try {
+    // --- Hearth with the shipped defaults (no plugin switched on by the bench): 3 first starts. ---
+    const { runs: defaultRuns, server: defaultServer } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) =>
+      lib.hearthSpec(dataDir, []),
+    );
+    await lib.stopServer(defaultServer);
+
     // --- Hearth: 3 first starts, each on its own fresh data dir; the last one stays up. ---
     const { runs: hearthRuns, server: hearth } = await startRepeatedly(RUNS, tempDirs, servers, (dataDir) =>
       lib.hearthSpec(dataDir, plugins),
@@ -114,12 +122,26 @@ async function run() {
       hearth: lib.median(hearthRuns.map((r) => r.readyMs)) / 1000,
       express: lib.median(baselineRuns.map((r) => r.readyMs)) / 1000,
     };
+    const defaults = {
+      ready: lib.median(defaultRuns.map((r) => r.readyMs)) / 1000,
+      rss: lib.mb(lib.median(defaultRuns.map((r) => r.idleRssBytes))),
+    };
     const rss = {
       hearth: lib.mb(lib.median(hearthRuns.map((r) => r.idleRssBytes))),
       express: lib.mb(lib.median(baselineRuns.map((r) => r.idleRssBytes))),
     };
 
     const targets = [
+      {
+        name: 'ready, default plugins',
+        met: defaults.ready <= TARGETS.defaultReadySeconds,
+        line: `ready (default plugins): hearth ${defaults.ready.toFixed(2)} s — target ≤ ${TARGETS.defaultReadySeconds} s`,
+      },
+      {
+        name: 'idle RSS, default plugins',
+        met: defaults.rss <= TARGETS.defaultIdleRssMb,
+        line: `idle RSS (default plugins): hearth ${defaults.rss.toFixed(1)} MB — target ≤ ${TARGETS.defaultIdleRssMb} MB`,
+      },
       {
         name: 'ready',
         met: ready.hearth <= TARGETS.readySeconds,
@@ -146,6 +168,20 @@ async function run() {
 
     const rows = [
       ['measure', 'hearth', 'express', 'hearth/express'],
+      [
+        `ready, s, default plugins (median of ${RUNS})`,
+        defaults.ready.toFixed(2),
+        ready.express.toFixed(2),
+        `${(defaults.ready / ready.express).toFixed(1)}x`,
+      ],
+      ['  runs, s', fmtRuns(defaultRuns, (r) => r.readyMs / 1000), '', ''],
+      [
+        `idle RSS, MB, default plugins (median of ${RUNS})`,
+        defaults.rss.toFixed(1),
+        rss.express.toFixed(1),
+        `${(defaults.rss / rss.express).toFixed(1)}x`,
+      ],
+      ['  runs, MB', fmtRuns(defaultRuns, (r) => lib.mb(r.idleRssBytes), 0), '', ''],
       [`ready, s (median of ${RUNS})`, ready.hearth.toFixed(2), ready.express.toFixed(2), `${(ready.hearth / ready.express).toFixed(1)}x`],
       ['  runs, s', fmtRuns(hearthRuns, (r) => r.readyMs / 1000), fmtRuns(baselineRuns, (r) => r.readyMs / 1000), ''],
       [`idle RSS, MB (median of ${RUNS})`, rss.hearth.toFixed(1), rss.express.toFixed(1), `${(rss.hearth / rss.express).toFixed(1)}x`],
@@ -174,6 +210,7 @@ async function run() {
       plugins,
       settings: { runs: RUNS, idleMs: IDLE_MS, ...THROUGHPUT },
       targets: TARGETS,
+      defaults: { ...defaults, readyRuns: defaultRuns.map((r) => r.readyMs), rssRunsBytes: defaultRuns.map((r) => r.idleRssBytes) },
       ready: { ...ready, unit: 's', hearthRuns: hearthRuns.map((r) => r.readyMs), expressRuns: baselineRuns.map((r) => r.readyMs) },
       idleRss: {
         ...rss,

@@ -12,6 +12,7 @@ export { createServiceRef } from './services';
 export { nowUnix, unixToIso, GO_ZERO_TIME, isUniqueViolation, insertId, KeyedQueue, ZERO_ID } from './data';
 export { decodeBase64, escapeSegments } from './data';
 export { parseTime } from './data';
+export { lazy } from './lazy';
 export { withConflictRetry, isTransientConflict } from './retry';
 export { principalOf, actsAsAdmin } from './principals';
 export { OWNER_REPO_PARAMS, ownerRepoParams, ID_PARAM } from './params';

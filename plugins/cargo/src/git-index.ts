@@ -1,8 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import git from 'isomorphic-git';
-import type { Logger } from '@hearth/plugin-api';
+import type IsomorphicGit from 'isomorphic-git';
+import { lazy, type Logger } from '@hearth/plugin-api';
 import { KeyedChain } from './queue';
+
+/** isomorphic-git, loaded by the first index write rather than at start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const isoGit = lazy(() => require('isomorphic-git').default as typeof IsomorphicGit);
 
 /** The branch of an index repository (crates.io's index uses `master`; HEAD points at it). */
 export const INDEX_BRANCH = 'master';
@@ -64,20 +68,20 @@ export class GitIndexStore {
     const gitdir = this.dirOf(ownerId);
     let head: string | null = null;
     try {
-      head = await git.resolveRef({ fs, gitdir, ref: REF });
+      head = await isoGit().resolveRef({ fs, gitdir, ref: REF });
     } catch {
       head = null; // a repository without commits yet
     }
-    const headTree = head ? (await git.readCommit({ fs, gitdir, oid: head, cache: this.cache })).commit.tree : null;
+    const headTree = head ? (await isoGit().readCommit({ fs, gitdir, oid: head, cache: this.cache })).commit.tree : null;
     let tree = headTree;
     for (const change of changes) {
-      const blob = change.content === null ? null : await git.writeBlob({ fs, gitdir, blob: Buffer.from(change.content, 'utf8') });
+      const blob = change.content === null ? null : await isoGit().writeBlob({ fs, gitdir, blob: Buffer.from(change.content, 'utf8') });
       tree = await this.updatePath(gitdir, tree, change.path.split('/'), blob);
     }
     if (tree === headTree && head) return null;
-    const emptyTree = tree ?? (await git.writeTree({ fs, gitdir, tree: [] }));
+    const emptyTree = tree ?? (await isoGit().writeTree({ fs, gitdir, tree: [] }));
     const now = { timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-    const oid = await git.writeCommit({
+    const oid = await isoGit().writeCommit({
       fs,
       gitdir,
       commit: {
@@ -88,13 +92,15 @@ export class GitIndexStore {
         committer: { ...AUTHOR, ...now },
       },
     });
-    await git.writeRef({ fs, gitdir, ref: REF, value: oid, force: true });
+    await isoGit().writeRef({ fs, gitdir, ref: REF, value: oid, force: true });
     return oid;
   }
 
   /** Replace the blob at `segments` under `treeOid` (null: remove it); returns the new tree, null when it ends up empty. */
   private async updatePath(gitdir: string, treeOid: string | null, segments: string[], blob: string | null): Promise<string | null> {
-    const entries: TreeEntry[] = treeOid ? ((await git.readTree({ fs, gitdir, oid: treeOid, cache: this.cache })).tree as TreeEntry[]) : [];
+    const entries: TreeEntry[] = treeOid
+      ? ((await isoGit().readTree({ fs, gitdir, oid: treeOid, cache: this.cache })).tree as TreeEntry[])
+      : [];
     const [name, ...rest] = segments;
     const at = entries.findIndex((e) => e.path === name);
     const current = at >= 0 ? entries[at] : undefined;
@@ -106,7 +112,7 @@ export class GitIndexStore {
     const next = entries.filter((e) => e.path !== name);
     if (oid !== null) next.push({ mode: rest.length ? '040000' : '100644', path: name, oid, type: rest.length ? 'tree' : 'blob' });
     if (!next.length) return null;
-    return git.writeTree({ fs, gitdir, tree: next });
+    return isoGit().writeTree({ fs, gitdir, tree: next });
   }
 
   /** Create the owner's repository with `files` as its first commit (an existing one is replaced). */
@@ -116,17 +122,17 @@ export class GitIndexStore {
     const staging = `${target}.new-${process.pid}-${Date.now()}`;
     fs.rmSync(staging, { recursive: true, force: true });
     try {
-      await git.init({ fs, gitdir: staging, bare: true, defaultBranch: INDEX_BRANCH });
+      await isoGit().init({ fs, gitdir: staging, bare: true, defaultBranch: INDEX_BRANCH });
       // Smart HTTP serves it with git upload-pack; no one pushes to it.
       fs.writeFileSync(path.join(staging, 'description'), `Cargo index of owner ${ownerId} (maintained by Hearth)\n`);
       const root = await this.writeTreeOf(staging, files.filter((f) => f.content !== null) as Array<{ path: string; content: string }>);
       const now = { timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-      const oid = await git.writeCommit({
+      const oid = await isoGit().writeCommit({
         fs,
         gitdir: staging,
         commit: { message: `${message}\n`, tree: root, parent: [], author: { ...AUTHOR, ...now }, committer: { ...AUTHOR, ...now } },
       });
-      await git.writeRef({ fs, gitdir: staging, ref: REF, value: oid, force: true });
+      await isoGit().writeRef({ fs, gitdir: staging, ref: REF, value: oid, force: true });
       const old = `${target}.old-${process.pid}-${Date.now()}`;
       if (fs.existsSync(target)) fs.renameSync(target, old);
       fs.renameSync(staging, target);
@@ -159,10 +165,10 @@ export class GitIndexStore {
           mode: '100644',
           path: name,
           type: 'blob',
-          oid: await git.writeBlob({ fs, gitdir, blob: Buffer.from(content, 'utf8') }),
+          oid: await isoGit().writeBlob({ fs, gitdir, blob: Buffer.from(content, 'utf8') }),
         });
       for (const [name, sub] of dir.dirs) tree.push({ mode: '040000', path: name, type: 'tree', oid: await write(sub) });
-      return git.writeTree({ fs, gitdir, tree });
+      return isoGit().writeTree({ fs, gitdir, tree });
     };
     return write(top);
   }
@@ -171,8 +177,8 @@ export class GitIndexStore {
   async readFile(ownerId: number, filepath: string): Promise<string | null> {
     const gitdir = this.dirOf(ownerId);
     try {
-      const head = await git.resolveRef({ fs, gitdir, ref: REF });
-      const { blob } = await git.readBlob({ fs, gitdir, oid: head, filepath, cache: this.cache });
+      const head = await isoGit().resolveRef({ fs, gitdir, ref: REF });
+      const { blob } = await isoGit().readBlob({ fs, gitdir, oid: head, filepath, cache: this.cache });
       return Buffer.from(blob).toString('utf8');
     } catch (err) {
       this.log.debug({ err, ownerId, filepath }, 'index file not readable');

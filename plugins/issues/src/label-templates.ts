@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import {
   ApiError,
+  lazy,
   nowUnix,
   ok,
   type ApiOperation,
@@ -48,13 +49,17 @@ function validateTemplate(doc: unknown): string | null {
     .join('; ');
 }
 
+/** The yaml package, loaded by the first template read rather than at start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = lazy(() => require('yaml') as typeof Yaml);
+
 /** Parse and check one template file: its labels, or the reason it is refused. */
 export function readLabelTemplate(file: string): { labels?: LabelTemplateEntry[]; problem?: string } {
   try {
     const size = fs.statSync(file).size;
     if (size > MAX_FILE_BYTES) return { problem: `file is larger than ${MAX_FILE_BYTES} bytes` };
     // The yaml package builds plain data only (no tags that run code); aliases are capped against billion-laughs documents.
-    const doc = parseYaml(fs.readFileSync(file, 'utf8'), { maxAliasCount: 50, prettyErrors: false });
+    const doc = yaml().parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: 50, prettyErrors: false });
     const problem = validateTemplate(doc);
     if (problem) return { problem };
     const labels = (doc as { labels: Array<{ name: string; color: string; exclusive?: boolean; description?: string }> }).labels.map(

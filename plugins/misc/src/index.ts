@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import MarkdownIt from 'markdown-it';
-import { createServiceRef, definePlugin, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
+import type MarkdownIt from 'markdown-it';
+import { createServiceRef, definePlugin, lazy, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
 
 /** The forge's one markdown renderer (the `/markdown` routes' and the web pages'), for other plugins. @public */
 export interface MarkdownRenderer {
@@ -182,8 +182,11 @@ function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
   return ops;
 }
 
-const plain = new MarkdownIt({ html: false, linkify: true });
-const comment = new MarkdownIt({ html: false, linkify: true, breaks: true });
+/** markdown-it's renderers, made by the first markdown rendered rather than at start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const markdownIt = lazy(() => require('markdown-it') as typeof MarkdownIt);
+const plain = lazy(() => new (markdownIt())({ html: false, linkify: true }));
+const comment = lazy(() => new (markdownIt())({ html: false, linkify: true, breaks: true }));
 
 /**
  * Render without raw HTML (markdown-it escapes it) and without dangerous link schemes
@@ -191,7 +194,7 @@ const comment = new MarkdownIt({ html: false, linkify: true, breaks: true });
  * resolve against Context, as Gitea does; wiki links point into the wiki.
  */
 export function renderMarkdown(text: string, mode: string, context: string, appUrl: string): string {
-  const engine = mode === 'gfm' || mode === 'comment' ? comment : plain;
+  const engine = mode === 'gfm' || mode === 'comment' ? comment() : plain();
   const env = { base: context ? new URL(context.replace(/^\/*/, '') + (mode === 'wiki' ? '/wiki/' : '/'), appUrl).toString() : '' };
   const tokens = engine.parse(text, env);
   if (env.base) {

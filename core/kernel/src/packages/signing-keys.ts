@@ -6,8 +6,11 @@ import { SecretBox } from '../security/secret-box';
 import { nowUnix } from '../users/models';
 import type { PackageDeps } from './package-deps';
 
-/** The openpgp package ships CommonJS (`require` export) next to its ESM build; types come with it. */
-import * as openpgp from 'openpgp';
+/**
+ * The openpgp package ships CommonJS (`require` export) next to its ESM build; types come with it.
+ * It is loaded by the first OpenPGP key used, not at start (a few MB of heap most servers never need).
+ */
+const loadOpenPgp = () => import('openpgp');
 
 const TABLE = 'package_signing_keys';
 /** RSA: what apt's gpgv, rpm 4.18's own OpenPGP parser and dnf (librepo/gpgme) all verify. */
@@ -19,7 +22,10 @@ const FORMAT_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
  * SHA-256 signatures; no salt notation (openpgp.js adds one to v4 signatures by default, a
  * subpacket older verifiers need not know about and that RSA PKCS#1 v1.5 signatures do not need).
  */
-const SIGN_CONFIG = { preferredHashAlgorithm: openpgp.enums.hash.sha256, nonDeterministicSignaturesViaNotation: false };
+const signConfig = (openpgp: typeof import('openpgp')) => ({
+  preferredHashAlgorithm: openpgp.enums.hash.sha256,
+  nonDeterministicSignaturesViaNotation: false,
+});
 
 interface StoredKey {
   publicKey: string;
@@ -112,12 +118,13 @@ export class PackageSigningKeyService implements PackageSigningKeys {
 
   private async generateOpenPgp(ownerId: number, format: string): Promise<StoredKey> {
     const owner = await this.deps.users.byId(ownerId);
+    const openpgp = await loadOpenPgp();
     const { privateKey, publicKey } = await openpgp.generateKey({
       type: 'rsa',
       rsaBits: 3072,
       userIDs: [{ name: `${owner?.name ?? `owner ${ownerId}`} ${format} packages (Hearth)` }],
       format: 'armored',
-      config: SIGN_CONFIG,
+      config: signConfig(openpgp),
     });
     return { publicKey, privateKey };
   }
@@ -147,6 +154,8 @@ function rsaSigner(stored: StoredKey): RsaSigningKey {
 }
 
 async function openPgpSigner(stored: StoredKey): Promise<OpenPgpSigningKey> {
+  const openpgp = await loadOpenPgp();
+  const SIGN_CONFIG = signConfig(openpgp);
   const signingKey = await openpgp.readPrivateKey({ armoredKey: stored.privateKey });
   const fingerprint = signingKey.getFingerprint().toUpperCase();
   return {

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
 import { h } from 'preact';
-import { html as diffToHtml } from 'diff2html';
 import { ApiError, isApiError } from '@hearth/plugin-api';
 import type { WebRoutes } from '../web-routes';
 import { apiPath } from '../forge-api';
@@ -30,6 +29,7 @@ import { signInHref } from '../views/layout';
 import { RepoCreatePage, type OwnerChoice, type RepoForm } from '../views/repo-create';
 import { BlamePage, EmptyRepoPage, RepoHomePage, SourcePage, type CodeView, type FileContent, type ReadmeView } from '../views/repo-pages';
 import { BranchesPage, CommitPage, CommitsPage, TagsPage, type BranchJson, type CommitJson, type TagJson } from '../views/repo-history';
+import { diff2html } from '../views/pull-pages';
 
 const LIST_SIZE = 20;
 const COMMITS_PER_PAGE = 30;
@@ -321,7 +321,7 @@ function historyRoutes(web: WebRoutes): void {
     const parent = commit.parents[0]?.sha ?? null;
     if (raw) return sendRawDiff(web, res, gitDir, commit.sha, parent);
     const diff = await commitDiff(web.ctx.git, gitDir, commit.sha, parent, MAX_DIFF_BYTES);
-    const diffHtml = diff.text ? diffToHtml(diff.text, { outputFormat: 'line-by-line', drawFileList: true, matching: 'none' }) : '';
+    const diffHtml = diff.text ? diff2html().html(diff.text, { outputFormat: 'line-by-line', drawFileList: true, matching: 'none' }) : '';
     renderer.send(res, h(CommitPage, { kit: renderer.kit(req), repo, commit, diffHtml, truncated: diff.truncated }));
   });
 

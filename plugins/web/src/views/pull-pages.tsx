@@ -3,8 +3,9 @@
  * its merge box, and the compare page that opens a new pull request. Everything shown comes from
  * the API's JSON; diffs are rendered by diff2html (which escapes the text it is given).
  */
-import { html as diffHtml, parse as parseDiff } from 'diff2html';
-import { getHtmlId } from 'diff2html/lib/render-utils';
+import type * as Diff2Html from 'diff2html';
+import type * as Diff2HtmlUtils from 'diff2html/lib/render-utils';
+import { lazy } from '@hearth/plugin-api';
 import type { ComponentChildren } from 'preact';
 import { Avatar, encodeSegments, LabelChip, Notice, Pager, plural, Rendered, repoHref, UserLink, When } from './common';
 import { Csrf, Layout, signInHref, type PageKit } from './layout';
@@ -521,14 +522,23 @@ export interface RenderedDiff {
   tooLarge: boolean;
 }
 
+/** diff2html, loaded by the first page that shows a diff rather than at start. */
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const diff2html = lazy(() => ({
+  ...(require('diff2html') as typeof Diff2Html),
+  getHtmlId: (require('diff2html/lib/render-utils') as typeof Diff2HtmlUtils).getHtmlId,
+}));
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 /** Diffs beyond this many bytes are not rendered (the raw diff stays a link away). */
 export const MAX_RENDERED_DIFF = 2 * 1024 * 1024;
 
 export function renderDiff(text: string): RenderedDiff {
   if (text.length > MAX_RENDERED_DIFF) return { html: '', files: [], tooLarge: true };
-  const parsed = parseDiff(text);
+  const { parse, html, getHtmlId } = diff2html();
+  const parsed = parse(text);
   return {
-    html: parsed.length ? diffHtml(parsed, { outputFormat: 'line-by-line', drawFileList: true }) : '',
+    html: parsed.length ? html(parsed, { outputFormat: 'line-by-line', drawFileList: true }) : '',
     // git ends a name holding a space with a tab in the ---/+++ lines; diff2html keeps it.
     files: parsed.map((f) => ({ name: (f.newName === '/dev/null' ? f.oldName : f.newName).replace(/\t$/, ''), anchor: getHtmlId(f) })),
     tooLarge: false,

@@ -2,7 +2,12 @@
  * Source code as the pages show it: highlight.js by file name (plain text when no grammar fits),
  * in a table of numbered lines whose numbers are anchors (`#L10`; hearth.js highlights `#L10-L20`).
  */
-import hljs from 'highlight.js';
+import type { HLJSApi } from 'highlight.js';
+import { lazy } from '@hearth/plugin-api';
+
+/** highlight.js (about 5 MB of heap with its grammars) is loaded by the first page that highlights code. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const highlighter = lazy(() => require('highlight.js').default as HLJSApi);
 
 /** Grammars by whole file name, for files without a telling extension. */
 const BY_NAME: Record<string, string> = {
@@ -27,7 +32,7 @@ export function languageOf(fileName: string): string | null {
   const dot = lower.lastIndexOf('.');
   if (dot < 0) return null;
   const ext = lower.slice(dot + 1);
-  const language = hljs.getLanguage(ext);
+  const language = highlighter().getLanguage(ext);
   if (!language || language.name === 'Plain text') return null;
   return ext;
 }
@@ -66,7 +71,7 @@ export function highlightLines(text: string, fileName: string): string[] | null 
   const language = languageOf(fileName);
   if (!language) return null;
   try {
-    return splitHighlighted(hljs.highlight(text, { language, ignoreIllegals: true }).value);
+    return splitHighlighted(highlighter().highlight(text, { language, ignoreIllegals: true }).value);
   } catch {
     return null;
   }
