@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { JsonSchema } from '@hearth/plugin-api';
+import { lazy, type JsonSchema } from '@hearth/plugin-api';
 import { SCHEMAS_DIR } from './paths';
 
 /**
@@ -12,15 +12,10 @@ import { SCHEMAS_DIR } from './paths';
  * types. Both instances hold the same schemas.
  */
 export class SchemaRegistry {
-  private readonly bodies = SchemaRegistry.newAjv(false);
-  private readonly strings = SchemaRegistry.newAjv('array');
+  private readonly bodies = newAjv(false);
+  // The same schemas, already checked against the meta-schema by `bodies`.
+  private readonly strings = newAjv('array', false);
   private readonly named = new Map<string, JsonSchema>();
-
-  private static newAjv(coerceTypes: false | 'array'): Ajv {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes, strict: false });
-    addFormats(ajv);
-    return ajv;
-  }
 
   /** Load every `*.json` schema of a folder (the kernel's `schemas/api`, a plugin's `schemas/`). */
   addDirectory(dir: string): void {
@@ -59,11 +54,30 @@ export class SchemaRegistry {
   stringValidator(schema: JsonSchema): ValidateFunction {
     return this.strings.compile(schema);
   }
+}
 
-  /** A validator with defaults applied, for configuration documents. */
-  configValidator(schema: JsonSchema): ValidateFunction {
-    return SchemaRegistry.newAjv(false).compile(schema);
+function newAjv(coerceTypes: false | 'array', validateSchema = true): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes, strict: false, validateSchema });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** One ajv for configuration documents: an instance costs milliseconds, and a start checks a dozen. */
+const configAjv = lazy(() => newAjv(false));
+const configValidators = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * A validator with defaults applied, for configuration documents (the config file, plugin
+ * settings), compiled once per schema object. A schema with an `$id` gets an instance of its own,
+ * so two plugins may use the same id without clashing.
+ */
+export function configValidator(schema: JsonSchema): ValidateFunction {
+  let validate = configValidators.get(schema);
+  if (!validate) {
+    validate = (typeof schema.$id === 'string' ? newAjv(false) : configAjv()).compile(schema);
+    configValidators.set(schema, validate);
   }
+  return validate;
 }
 
 function missing(ref: string): never {

@@ -1,8 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CONFIG_FILE, SCHEMAS_DIR } from '../paths';
-import { SchemaRegistry, describeErrors } from '../schemas';
+import { lazy } from '@hearth/plugin-api';
+import { configValidator, describeErrors } from '../schemas';
 import { ConfigError, type HearthConfig } from './types';
+
+/** The configuration schema, read once per process (its validator is compiled once too). */
+const configSchema = lazy(() => JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'config.schema.json'), 'utf8')));
 
 export interface LoadConfigOptions {
   /** The operator's config file; defaults to $HEARTH_CONFIG. */
@@ -29,7 +33,7 @@ const ENV_PREFIX = 'HEARTH__';
  */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
-  const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'config.schema.json'), 'utf8'));
+  const schema = configSchema();
 
   let merged: Record<string, any> = readJson(DEFAULT_CONFIG_FILE);
   let baseDir = process.cwd();
@@ -55,7 +59,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     if (value !== undefined && value !== '') setPath(merged, [section, key], parse(value));
   }
 
-  const validate = new SchemaRegistry().configValidator(schema);
+  const validate = configValidator(schema);
   if (!validate(merged)) {
     const problems = describeErrors(validate.errors, '', merged);
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);

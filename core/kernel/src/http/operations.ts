@@ -14,6 +14,7 @@ import {
   type Paging,
   type Principal,
   jsonNestingDepth,
+  lazy,
   MAX_JSON_DEPTH,
 } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
@@ -202,11 +203,6 @@ function compile(op: ApiOperation, deps: OperationDeps, readBody: RequestHandler
     });
     await send(res, result);
   };
-}
-
-function lazy<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= make());
 }
 
 function assertAuthRequirement(op: ApiOperation, principal: Principal | null): void {

@@ -4,7 +4,7 @@ import semver from 'semver';
 import { PLUGIN_API_VERSION, type HearthPlugin } from '@hearth/plugin-api';
 import { ConfigError, type HearthConfig } from '../config/types';
 import { HEARTH_HOME } from '../paths';
-import { SchemaRegistry, describeErrors } from '../schemas';
+import { configValidator, describeErrors } from '../schemas';
 
 export interface LoadedPlugin {
   plugin: HearthPlugin;
@@ -100,7 +100,7 @@ function validateSettings(name: string, plugin: HearthPlugin, settings: Record<s
     }
     return copy;
   }
-  const validate = new SchemaRegistry().configValidator(plugin.settingsSchema);
+  const validate = configValidator(plugin.settingsSchema);
   if (!validate(copy)) {
     const problems = describeErrors(validate.errors, `plugins.${name}.settings`, copy);
     throw new ConfigError(`invalid settings for plugin "${name}":\n  ${problems.join('\n  ')}`);
