@@ -245,3 +245,28 @@ describe('lfs plugin: batch API, transfer and locks', () => {
     expect(fs.existsSync(blob)).toBe(false);
   });
 });
+
+describe('lfs plugin disabled', () => {
+  it('answers 404 at the LFS URLs and media serves the pointer file itself', async () => {
+    const server = await startServer({ plugins: { lfs: { enabled: false } } });
+    try {
+      const auth: [string, string] = [ADMIN.name, ADMIN.password];
+      expect((await server.api('POST', '/user/repos', { basic: auth, body: { name: 'plain', auto_init: true } })).status).toBe(201);
+      const batch = await fetch(new URL(`${ADMIN.name}/plain.git/info/lfs/objects/batch`, server.url), {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from(auth.join(':')).toString('base64')}`, 'Content-Type': LFS },
+        body: JSON.stringify({ operation: 'download', objects: [] }),
+      });
+      expect(batch.status).toBe(404);
+      const text = pointer('a'.repeat(64), 3);
+      const file = await server.api('POST', `/repos/${ADMIN.name}/plain/contents/x.bin`, {
+        basic: auth,
+        body: { content: Buffer.from(text).toString('base64') },
+      });
+      expect(file.status).toBe(201);
+      expect(await (await fetch(new URL(`api/v1/repos/${ADMIN.name}/plain/media/x.bin`, server.url))).text()).toBe(text);
+    } finally {
+      await server.close();
+    }
+  });
+});
