@@ -12,6 +12,7 @@ describe('lfs plugin with the real git-lfs client', () => {
   let bob: { name: string; password: string; id: number };
   let aliceToken: string;
   let bobToken: string;
+  const logLines: string[] = [];
   const content = crypto.randomBytes(1536 * 1024);
   const oid = crypto.createHash('sha256').update(content).digest('hex');
   /** git-lfs's filters for one repository, as `git lfs install --local` writes them (never the global config). */
@@ -31,7 +32,9 @@ describe('lfs plugin with the real git-lfs client', () => {
   beforeAll(async () => {
     const lfs = spawnSync('git-lfs', ['version']);
     if (lfs.status !== 0) throw new Error('git-lfs is missing: apt-get install -y git-lfs (see scripts/setup-test-deps.sh)');
-    server = await startServer();
+    // The old kernel key is accepted and ignored, with a warning naming the plugin's switch.
+    server = await startServer({ repository: { LFS_ENABLED: false } }, { logLines });
+    expect(logLines.some((l) => l.includes('LFS_ENABLED is deprecated and ignored'))).toBe(true);
     sandbox = gitSandbox();
     alice = await server.user('alice');
     bob = await server.user('bob');
