@@ -573,6 +573,47 @@ function httpLoad({ url, headers = {}, connections = 16, duration = 5 }) {
   });
 }
 
+/** Download `url` once, counting bytes (nothing kept). */
+function downloadOnce(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`GET ${url} answered ${res.statusCode}`));
+        return;
+      }
+      let bytes = 0;
+      res.on('data', (chunk) => {
+        bytes += chunk.length;
+      });
+      res.on('end', () => resolve(bytes));
+      res.on('error', reject);
+    });
+    req.setTimeout(120_000, () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+  });
+}
+
+/** `clients` concurrent clients, each downloading `rounds` times (after one warm-up download); returns MB/s over the wall time. */
+async function downloadThroughput(url, clients, rounds, expectedBytes) {
+  await downloadOnce(url); // warm-up: page cache, V8
+  const started = process.hrtime.bigint();
+  const totals = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      let bytes = 0;
+      for (let i = 0; i < rounds; i++) {
+        const got = await downloadOnce(url);
+        if (got !== expectedBytes) throw new Error(`short download: ${got} of ${expectedBytes} bytes`);
+        bytes += got;
+      }
+      return bytes;
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const bytes = totals.reduce((a, b) => a + b, 0);
+  return { clients, rounds, seconds, mbPerSec: bytes / (1024 * 1024) / seconds };
+}
+
 /** GET `url` (one fresh connection): { status, headers, body: Buffer }. */
 function getBytes(url, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -702,6 +743,8 @@ function servingReport(results, target, heading) {
 }
 
 module.exports = {
+  downloadOnce,
+  downloadThroughput,
   atMost,
   alternatingPairs,
   p50PerHundred,

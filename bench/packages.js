@@ -26,47 +26,6 @@ const TARGET_RSS_MB = 64;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Download `url` once, counting bytes (nothing kept). */
-function download(url, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers, agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`GET ${url} answered ${res.statusCode}`));
-        return;
-      }
-      let bytes = 0;
-      res.on('data', (chunk) => {
-        bytes += chunk.length;
-      });
-      res.on('end', () => resolve(bytes));
-      res.on('error', reject);
-    });
-    req.setTimeout(120_000, () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-  });
-}
-
-/** `clients` concurrent clients, each downloading `rounds` times; returns MB/s over the wall time. */
-async function measure(url, clients, rounds, expectedBytes) {
-  await download(url); // warm-up: page cache, V8
-  const started = process.hrtime.bigint();
-  const totals = await Promise.all(
-    Array.from({ length: clients }, async () => {
-      let bytes = 0;
-      for (let i = 0; i < rounds; i++) {
-        const got = await download(url);
-        if (got !== expectedBytes) throw new Error(`short download: ${got} of ${expectedBytes} bytes`);
-        bytes += got;
-      }
-      return bytes;
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const bytes = totals.reduce((a, b) => a + b, 0);
-  return { clients, rounds, seconds, mbPerSec: bytes / (1024 * 1024) / seconds };
-}
-
 function upload(url, file, auth) {
   const size = fs.statSync(file).size;
   return new Promise((resolve, reject) => {
@@ -113,7 +72,7 @@ async function run() {
       if (rss != null && rss > peak) peak = rss;
     }, 25);
     try {
-      for (const clients of [1, 16]) result.hearth[clients] = await measure(hearthUrl, clients, ROUNDS[clients], size);
+      for (const clients of [1, 16]) result.hearth[clients] = await lib.downloadThroughput(hearthUrl, clients, ROUNDS[clients], size);
     } finally {
       clearInterval(sampler);
     }
@@ -124,7 +83,7 @@ async function run() {
       nginx = await lib.startNginx(binary, wwwRoot, dir);
       result.nginx = {};
       for (const clients of [1, 16]) {
-        result.nginx[clients] = await measure(`${nginx.url}/payload.bin`, clients, ROUNDS[clients], size);
+        result.nginx[clients] = await lib.downloadThroughput(`${nginx.url}/payload.bin`, clients, ROUNDS[clients], size);
         result.ratios[clients] = result.hearth[clients].mbPerSec / result.nginx[clients].mbPerSec;
       }
     } else {

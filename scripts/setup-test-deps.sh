@@ -9,6 +9,7 @@ set -euo pipefail
 # One line per package, with the tests that use it.
 PACKAGES=(
   git          # every repository test
+  git-lfs      # Git LFS plugin: the real git-lfs client pushes, clones and locks (plugins/lfs/test/lfs.client.test.ts)
   gnupg        # signed package indexes: gpgv/gpg verify Release, repomd.xml and signatures
   xz-utils     # Packages.xz, .deb members
   zstd         # .deb members compressed with zstd

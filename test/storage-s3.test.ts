@@ -105,6 +105,23 @@ test('release attachments use the same storage', async () => {
   expect(sha256(Buffer.from(await down.arrayBuffer()))).toBe(sha256(content));
 });
 
+test('Git LFS objects (a plugin blob area, ctx.blobs) go into the bucket and stream back whole and in ranges', async () => {
+  expect((await server.api('POST', '/user/repos', { token, body: { name: 'media', auto_init: true } })).status).toBe(201);
+  const content = crypto.randomBytes(200_000);
+  const oid = sha256(content);
+  const base = new URL(`${ADMIN.name}/media.git/info/lfs/`, server.url);
+  const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/vnd.git-lfs+json' };
+  const put = await fetch(new URL(`objects/${oid}/${content.length}`, base), { method: 'PUT', headers, body: content });
+  expect(put.status).toBe(200);
+  expect(objects()).toContain(`hearth/lfs/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`);
+  const whole = await fetch(new URL(`objects/${oid}`, base), { headers });
+  expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(oid);
+  const part = await fetch(new URL(`objects/${oid}`, base), { headers: { ...headers, Range: 'bytes=1000-1999' } });
+  expect(part.status).toBe(206);
+  expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${content.length}`);
+  expect(Buffer.from(await part.arrayBuffer()).equals(content.subarray(1000, 2000))).toBe(true);
+});
+
 test('storage that stops answering is a server error, not a crash; the server stays healthy', async () => {
   const content = Buffer.from('after the storage went away');
   await s3.close();

@@ -11,7 +11,7 @@ interface RegisteredTap {
 /**
  * Build the kernel's frozen hook object. Notification hooks (things that already happened) get
  * an interceptor that contains each tap: a tap that throws is logged under its name and the
- * request, and the other taps, go on. Decision hooks (authenticate, verifyPassword, errorPage, mutate, creating, deleting, routes)
+ * request, and the other taps, go on. Decision hooks (authenticate, verifyPassword, errorPage, mutate, creating, deleting, media, routes)
  * propagate errors, because a throw there is how a tap says no.
  */
 export function createHooks(log: Logger): KernelHooks {
@@ -47,6 +47,7 @@ export function createHooks(log: Logger): KernelHooks {
       deleted: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.deleted'),
       renamed: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.renamed'),
       transferred: notify(new AsyncSeriesHook<[any]>(['event']), 'repository.transferred'),
+      media: new AsyncSeriesBailHook<[any], any>(['request']),
     }),
     push: Object.freeze({
       received: notify(new AsyncParallelHook<[any]>(['event']), 'push.received'),

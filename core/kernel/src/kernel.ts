@@ -223,7 +223,7 @@ export class Hearth {
         rootUrl: () => this.config.server.ROOT_URL,
       };
       [...watchOperations(followerDeps), ...starOperations(followerDeps)].forEach((op) => r.api(op));
-      const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config };
+      const gitDeps = { repos: this.repos, users: this.users, http: deps.http, config: this.config, hooks: this.hooks };
       [...gitDataOperations(gitDeps), ...contentsOperations(gitDeps), ...statusOperations(gitDeps)].forEach((op) => r.api(op));
       r.root(
         '/',
@@ -391,6 +391,7 @@ export class Hearth {
       paged: (req, items, total) => pagedResponse(req, items, total, this.config.server.ROOT_URL),
       apiUrl: (path) => `${this.config.server.ROOT_URL}api/v1${path.startsWith('/') ? path : `/${path}`}`,
       hasScope: (principal, category, level) => principal === null || grants(principal.scopes, category, level),
+      authenticate: (req) => this.authenticate(req),
     };
   }
 

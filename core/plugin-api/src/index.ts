@@ -25,3 +25,6 @@ export type * from './attached-git';
 export type * from './attachments';
 export type * from './organizations';
 export type * from './protection';
+export { parseByteRange } from './ranges';
+export type * from './ranges';
+export type * from './blobs';

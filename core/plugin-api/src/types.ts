@@ -11,6 +11,7 @@ import type { AttachedGitDirectory } from './attached-git';
 import type { AttachmentService } from './attachments';
 import type { OrganizationDirectory } from './organizations';
 import type { BranchProtection } from './protection';
+import type { BlobStorage } from './blobs';
 
 /** A JSON Schema (draft-07 subset that ajv and Swagger 2.0 both understand). @public */
 export type JsonSchema = Record<string, unknown>;
@@ -113,6 +114,21 @@ export interface ForgeEvent {
 export interface UserEvent {
   user: UserInfo;
   actor: UserInfo | null;
+}
+
+/**
+ * A media download the kernel offers to `repository.media` taps before serving the blob itself.
+ * The caller already reads the repository's code. (API 2.3)
+ * @public
+ */
+export interface MediaRequest {
+  repository: RepositoryTarget;
+  principal: Principal | null;
+  /** The file's path in the tree, and its blob's bytes (at most 1024). */
+  path: string;
+  content: Buffer;
+  /** The request's headers (`Range`, `If-None-Match`). */
+  headers: IncomingHttpHeaders;
 }
 
 /** Fired only when the lower-cased name changes: a capitalization-only rename touches nothing but the user record. @public */
@@ -309,6 +325,11 @@ export interface KernelHooks {
     readonly deleted: AsyncSeriesHook<[RepositoryEvent]>;
     readonly renamed: AsyncSeriesHook<[RepositoryRenamedEvent]>;
     readonly transferred: AsyncSeriesHook<[RepositoryTransferredEvent]>;
+    /**
+     * A `GET …/media/{path}` download of a small blob (at most 1024 bytes, e.g. a Git LFS pointer):
+     * the first tap that returns a response answers instead of the blob's own bytes. (API 2.3)
+     */
+    readonly media: AsyncSeriesBailHook<[MediaRequest], ApiResponse | undefined>;
   };
   readonly push: {
     /** Taps run concurrently (they are independent reactions to one push); the push answers when all are done. */
@@ -651,6 +672,11 @@ export interface HttpHelpers {
   apiUrl(path: string): string;
   /** True when the caller's token carries `level:category` (always true without a scoped token). */
   hasScope(principal: Principal | null, category: ScopeCategory, level: ScopeLevel): boolean;
+  /**
+   * The caller of a request a root router serves, through `auth.authenticate` (once per request,
+   * as for git and `/api/v1`): null when anonymous; bad credentials are ApiError 401. (API 2.3)
+   */
+  authenticate(req: Request): Promise<Principal | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -892,6 +918,12 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly protection: BranchProtection;
   /** The forge's `/api/v1` operations, called in-process as a given principal. (API 2.2) */
   readonly api: ApiInvoker;
+  /**
+   * The blob storage of `area` (lower-case letters, digits, dashes; not `packages` or
+   * `attachments`, which the core owns): `<DATA_DIR>/<area>/blobs`, or the `[storage]` bucket
+   * under `<MINIO_BASE_PATH><area>/`. (API 2.3)
+   */
+  blobs(area: string): BlobStorage;
 }
 
 /** One schema migration of a plugin. Names sort in the order they run. @public */

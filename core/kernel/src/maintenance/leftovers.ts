@@ -8,7 +8,8 @@ import type { HearthConfig } from '../config/types';
  * removes its temporary files when it ends normally, but never ended.
  * - git-quarantine: `objects/tmp_objdir-incoming-*` (older git: `objects/incoming-*`) of a push
  *   whose receive-pack was killed, in repositories and wikis (`repositories/<owner>/<name>.git`);
- * - upload-temp: `<area>/tmp/upload-*` of a package or attachment upload being staged (see storage/);
+ * - upload-temp: `<area>/tmp/upload-*` of an upload being staged into a blob area (packages, attachments,
+ *   a plugin's `ctx.blobs(area)`; see storage/);
  * - archive-temp: `archives/<repo id>/.tmp-*` and `.bundle-*.git` of an archive being built.
  */
 export type LeftoverKind = 'git-quarantine' | 'upload-temp' | 'archive-temp';
@@ -29,7 +30,6 @@ export interface LeftoverSweep {
 }
 
 const QUARANTINE = /^(tmp_objdir-|incoming-)/;
-const UPLOAD_AREAS = ['packages', 'attachments'] as const;
 const UPLOAD_TEMP = /^upload-/;
 const ARCHIVE_TEMP = /^\.(tmp-|bundle-.*\.git$)/;
 
@@ -76,7 +76,8 @@ async function candidates(dataDir: string): Promise<Array<[LeftoverKind, string]
       for (const name of await directories(objects)) if (QUARANTINE.test(name)) out.push(['git-quarantine', path.join(objects, name)]);
     }
   }
-  for (const area of UPLOAD_AREAS) {
+  // Every blob area: the core's and the plugins' (`ctx.blobs`), each `<DATA_DIR>/<area>/tmp`.
+  for (const area of await directories(dataDir)) {
     const tmp = path.join(dataDir, area, 'tmp');
     for (const name of await entries(tmp)) if (UPLOAD_TEMP.test(name)) out.push(['upload-temp', path.join(tmp, name)]);
   }

@@ -14,6 +14,7 @@ import {
   type Principal,
   type UserDirectory,
   type ApiInvoker,
+  type BlobStorage,
 } from '@hearth/plugin-api';
 import { assertMaySignIn } from '../auth/authenticate';
 import type { HearthConfig } from '../config/types';
@@ -36,6 +37,7 @@ import { organizationDirectory } from './organizations';
 import { branchProtection } from './protection';
 import type { AttachedGitDirectories } from '../repos/attached-git';
 import { LoginSources } from '../users/login-sources';
+import { CORE_STORAGE_AREAS, createBlobStore } from '../storage';
 
 /** What the kernel hands the factory: its services, built before any plugin applies. */
 export interface ContextParts {
@@ -109,6 +111,7 @@ export class PluginContexts {
       organizations: organizationDirectory({ db, hooks, config, users, repos, http, log }),
       protection: branchProtection(db, repos),
       api,
+      blobs: (area) => pluginBlobs(config, area),
     };
   }
 
@@ -136,6 +139,22 @@ export class PluginContexts {
     if (commands.has(command.name)) throw new Error(`plugin "${pluginName}" registers the command "${command.name}" twice`);
     this.commands.set(pluginName, commands.set(command.name, command));
   }
+}
+
+/** `ctx.blobs(area)`: the core's blob store for a plugin's own area. */
+function pluginBlobs(config: HearthConfig, area: string): BlobStorage {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(area) || CORE_STORAGE_AREAS.includes(area) || ['repositories', 'archives'].includes(area))
+    throw new Error(`blob area "${area}" must be lower-case letters, digits and dashes, and not one the core uses`);
+  const store = createBlobStore(config, area);
+  return {
+    stage: async (body, maxBytes) => {
+      const staged = await store.stage(body, maxBytes);
+      return { size: staged.size, sha256: staged.hashes.sha256, commit: () => staged.commit(), discard: () => staged.discard() };
+    },
+    open: (sha256, range) => store.open(sha256, range),
+    exists: (sha256) => store.exists(sha256),
+    delete: (sha256) => store.delete(sha256),
+  };
 }
 
 function forgeSettings(config: HearthConfig): ForgeSettings {

@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import {
   ApiError,
   ownerRepoParams,
+  parseByteRange,
   stream,
   type ApiOperation,
   type ApiRequest,
@@ -10,7 +11,7 @@ import {
 } from '@hearth/plugin-api';
 import { READ_CODE, type GitRouteDeps } from './route-deps';
 import { repoOf } from '../access/operation-access';
-import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName, parseRange } from './archive-service';
+import { ArchiveCache, archiveDisposition, etagMatches, parseArchiveName } from './archive-service';
 import { COMPLETE_ID } from './status-git';
 import { resolveCommit } from './revisions';
 
@@ -102,7 +103,7 @@ async function serveFile(
       return { status: 304, headers: { ETag: meta.etag, 'Cache-Control': meta.cacheControl } };
 
     const ifRange = header('if-range');
-    const range = ifRange === undefined || etagMatches(ifRange, meta.etag, false) ? parseRange(header('range'), size) : null;
+    const range = ifRange === undefined || etagMatches(ifRange, meta.etag, false) ? parseByteRange(header('range'), size) : null;
     if (range === 'unsatisfiable') {
       throw new ApiError(416, `range not satisfiable: the archive has ${size} bytes`, undefined, {
         'Accept-Ranges': 'bytes',

@@ -133,41 +133,6 @@ async function writeBundle(workDir: string, gitDir: string, commit: string, out:
   }
 }
 
-/** One byte range, both ends inclusive. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-/**
- * A `Range` header against a body of `size` bytes: a single `bytes=a-b`, `bytes=a-` or
- * `bytes=-n`. Returns null when the header is absent or is to be ignored (another unit, several
- * ranges, bad syntax — RFC 9110 lets a server answer those with the whole body) and
- * 'unsatisfiable' for a well-formed range that selects nothing (416).
- */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {
-  if (!header) return null;
-  const unit = /^\s*bytes\s*=(.*)$/i.exec(header);
-  if (!unit) return null;
-  const specs = unit[1]
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (specs.length !== 1) return null;
-  const spec = /^(\d*)\s*-\s*(\d*)$/.exec(specs[0]);
-  if (!spec || (spec[1] === '' && spec[2] === '')) return null;
-  if (spec[1] === '') {
-    const suffix = Number(spec[2]);
-    if (suffix === 0 || size === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(spec[1]);
-  const last = spec[2] === '' ? Infinity : Number(spec[2]);
-  if (last < start) return null;
-  if (start >= size) return 'unsatisfiable';
-  return { start, end: Math.min(last, size - 1) };
-}
-
 /** Does an `If-None-Match` / `If-Range` list name this entity tag? (weak comparison for If-None-Match) */
 export function etagMatches(header: string | undefined, etag: string, weak: boolean): boolean {
   if (!header) return false;

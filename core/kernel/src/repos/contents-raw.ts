@@ -152,11 +152,18 @@ export async function rawTarget(
   return { ref: found, path: filepath };
 }
 
-/** Serve a file's bytes: 404 for a directory, submodule or anything missing; 304 when the client has this blob. */
+/** Blobs this small are offered to `repository.media` taps (a Git LFS pointer is at most 1024 bytes). */
+export const MEDIA_OFFER_LIMIT = 1024;
+
+/**
+ * Serve a file's bytes: 404 for a directory, submodule or anything missing; 304 when the client has this blob.
+ * `media` may answer for a small blob instead (the media route's `repository.media` taps).
+ */
 export async function serveRaw(
   resolved: ResolvedRepo,
   target: { ref: ResolvedRef; path: string },
   ifNoneMatch: string | undefined,
+  media?: (path: string, content: Buffer) => Promise<ApiResponse | undefined>,
 ): Promise<ApiResponse> {
   const { gitDir } = resolved;
   const entry = target.path ? await entryAt(gitDir, target.ref.commit, target.path) : null;
@@ -167,6 +174,8 @@ export async function serveRaw(
     return { status: 304, headers: common };
   if (entry.size <= SNIFF_LIMIT) {
     const data = (await git(gitDir, ['cat-file', 'blob', entry.sha])).stdout;
+    const answered = media && data.length <= MEDIA_OFFER_LIMIT ? await media(target.path, data) : undefined;
+    if (answered) return answered;
     const type = rawContentType(entry.name, data);
     return {
       ...raw(200, type.contentType, data),

@@ -46,7 +46,7 @@ const RAW_RESPONSE = { description: 'the raw file content', contentType: 'applic
  * and EditorConfig definitions. Everything needs the code unit.
  */
 export function contentsOperations(deps: GitRouteDeps): ApiOperation[] {
-  return [...contentsReadOperations(deps), ...contentsChangeOperations(deps), ...rawFileOperations(), ...repoCodeInfoOperations()];
+  return [...contentsReadOperations(deps), ...contentsChangeOperations(deps), ...rawFileOperations(deps), ...repoCodeInfoOperations()];
 }
 
 /** Change files through the one commit path, after the branch protection check (the contents API's only write). */
@@ -255,8 +255,16 @@ function contentsChangeOperations(deps: GitRouteDeps): ApiOperation[] {
   ];
 }
 
-/** Raw file downloads (media serves the same while Git LFS is not stored). */
-function rawFileOperations(): ApiOperation[] {
+/** Raw file downloads; media lets `repository.media` taps (Git LFS) answer for small blobs such as pointers. */
+function rawFileOperations({ hooks }: GitRouteDeps): ApiOperation[] {
+  const mediaFile = async (req: ApiRequest<unknown, RefQuery, FileParams>) => {
+    const resolved = repoOf(req);
+    const target = await rawTarget(resolved, assertValidTreePath(req.params.filepath), req.query.ref);
+    const repository = req.target.repository!;
+    return serveRaw(resolved, target, req.headers['if-none-match'], async (path, content) =>
+      hooks?.repository.media.promise({ repository, principal: req.principal, path, content, headers: req.headers }),
+    );
+  };
   return [
     {
       method: 'get',
@@ -282,8 +290,7 @@ function rawFileOperations(): ApiOperation[] {
       params: FILE_PARAMS,
       query: REF_QUERY,
       responses: { 200: RAW_RESPONSE, 404: 'APIError' },
-      // Git LFS is not stored yet: media serves what git holds (a pointer file for an LFS-tracked path).
-      handler: rawFile,
+      handler: mediaFile,
     },
   ];
 }

@@ -496,7 +496,8 @@ export class RepoService {
       template: repo.is_template,
       parent,
       mirror: false,
-      size: repo.size,
+      // KiB, as Gitea: the git directory plus what features store for the repository (Git LFS objects).
+      size: repo.size + (counted.size ?? 0),
       language: '',
       languages_url: `${base}api/v1/repos/${fullName}/languages`,
       html_url: `${base}${fullName}`,

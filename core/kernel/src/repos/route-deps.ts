@@ -1,4 +1,4 @@
-import type { HttpHelpers, OperationAccess } from '@hearth/plugin-api';
+import type { HttpHelpers, KernelHooks, OperationAccess } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import type { UserService } from '../users/user-service';
 import type { RepoService } from './repo-service';
@@ -9,6 +9,8 @@ export interface GitRouteDeps {
   users: UserService;
   http: HttpHelpers;
   config: HearthConfig;
+  /** For `repository.media` (the media route); absent where no module needs hooks. */
+  hooks?: KernelHooks;
 }
 
 /** The access of those modules' operations: all of them belong to the code unit. */

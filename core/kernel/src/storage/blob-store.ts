@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, type PackageHashes } from '@hearth/plugin-api';
+import { ApiError, type ByteRange, type PackageHashes } from '@hearth/plugin-api';
 
 /** A body written to a temporary file and hashed, not yet in the store. */
 export interface StagedBlob {
@@ -23,7 +23,8 @@ export interface StagedBlob {
 export interface BlobStore {
   /** Stream `body` into a temporary file while hashing it; over `maxBytes` rejects with 413 and keeps nothing. */
   stage(body: Readable, maxBytes?: number): Promise<StagedBlob>;
-  open(sha256: string): Promise<{ stream: Readable; size: number }>;
+  /** The blob's bytes (those of `range`, when given) and its whole size. */
+  open(sha256: string, range?: ByteRange): Promise<{ stream: Readable; size: number }>;
   exists(sha256: string): Promise<boolean>;
   delete(sha256: string): Promise<void>;
 }
@@ -122,14 +123,14 @@ export class FileBlobStore implements BlobStore {
     };
   }
 
-  async open(sha256: string): Promise<{ stream: Readable; size: number }> {
+  async open(sha256: string, range?: ByteRange): Promise<{ stream: Readable; size: number }> {
     const file = this.pathOf(sha256);
     const handle = await fs.promises.open(file, 'r').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') throw ApiError.notFound('package file content is missing from storage');
       throw err;
     });
     const { size } = await handle.stat();
-    return { stream: handle.createReadStream({ highWaterMark: 256 * 1024 }), size };
+    return { stream: handle.createReadStream({ highWaterMark: 256 * 1024, start: range?.start, end: range?.end }), size };
   }
 
   async exists(sha256: string): Promise<boolean> {

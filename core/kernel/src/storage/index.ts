@@ -6,8 +6,11 @@ import { S3BlobStore } from './s3-blob-store';
 export type { BlobStore, StagedBlob } from './blob-store';
 export { stageToTempFile } from './blob-store';
 
-/** The areas that keep file bytes, each under its own directory or key prefix. */
-export type StorageArea = 'packages' | 'attachments';
+/** The areas that keep file bytes, each under its own directory or key prefix: the core's, or a plugin's (`ctx.blobs`). */
+export type StorageArea = 'packages' | 'attachments' | (string & {});
+
+/** The areas the core owns; a plugin's area has another name. */
+export const CORE_STORAGE_AREAS: readonly string[] = ['packages', 'attachments'];
 
 /**
  * The blob store of one area, from the `[storage]` settings: the data directory by default

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { ApiError } from '@hearth/plugin-api';
+import { ApiError, type ByteRange } from '@hearth/plugin-api';
 import { stageToTempFile, type BlobStore, type StagedBlob } from './blob-store';
 
 /** Gitea's `[storage]` MINIO_* settings. */
@@ -66,14 +66,16 @@ export class S3BlobStore implements BlobStore {
     };
   }
 
-  async open(sha256: string): Promise<{ stream: Readable; size: number }> {
-    const res = await this.request('GET', this.key(sha256));
+  async open(sha256: string, range?: ByteRange): Promise<{ stream: Readable; size: number }> {
+    const res = await this.request('GET', this.key(sha256), undefined, range ? { range: `bytes=${range.start}-${range.end}` } : {});
     if (res.statusCode === 404) {
       res.resume();
       throw ApiError.notFound('file content is missing from storage');
     }
-    if (res.statusCode !== 200) await this.expect(res, [200], 'read');
-    return { stream: res, size: Number(res.headers['content-length'] ?? 0) };
+    if (res.statusCode !== 200 && res.statusCode !== 206) await this.expect(res, [200, 206], 'read');
+    // A ranged answer names the whole size in Content-Range (`bytes 0-9/1234`).
+    const total = /\/(\d+)$/.exec(String(res.headers['content-range'] ?? ''))?.[1];
+    return { stream: res, size: Number(total ?? res.headers['content-length'] ?? 0) };
   }
 
   async exists(sha256: string): Promise<boolean> {
@@ -123,6 +125,7 @@ export class S3BlobStore implements BlobStore {
     method: string,
     key: string,
     payload?: { body?: Readable | string; size: number; sha256: string },
+    unsigned: Record<string, string> = {},
   ): Promise<http.IncomingMessage> {
     const now = new Date();
     const amzDate = now
@@ -154,7 +157,7 @@ export class S3BlobStore implements BlobStore {
         host: this.s3.endpoint.replace(/:\d+$/, ''),
         port: /:(\d+)$/.exec(this.s3.endpoint)?.[1],
         path: pathname,
-        headers,
+        headers: { ...headers, ...unsigned },
       });
       req.setTimeout(60_000, () => req.destroy(new Error('object storage timed out')));
       req.once('error', reject);
