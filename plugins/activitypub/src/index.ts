@@ -55,7 +55,9 @@ export default definePlugin<ActivityPubSettings>({
       description: 'An ActivityStreams object (here a Person actor)',
       properties: { '@context': { type: 'array', items: { type: 'string' } } },
     });
-    const common = { tag: 'activitypub', scopes: ['activitypub' as const], access: 'anyone' as const, params: USER_ID_PARAM };
+    // The access module resolves the user by id: unknown and invisible users are 404 before the handler.
+    const access = { user: 'visible' as const, param: 'user-id', by: 'id' as const };
+    const common = { tag: 'activitypub', scopes: ['activitypub' as const], access, params: USER_ID_PARAM };
     const operations: ApiOperation[] = [
       {
         ...common,
@@ -64,9 +66,8 @@ export default definePlugin<ActivityPubSettings>({
         operationId: 'activitypubPerson',
         summary: 'Returns the Person actor for a user',
         responses: { 200: { description: 'ActivityPub', schema: 'ActivityPub', contentType: ACTIVITY_JSON }, 404: 'APIError' },
-        // The user's visibility is checked here: the access module's `{ user }` resolves names, not ids.
         handler: async (req: ApiRequest<unknown, unknown, PersonParams>) => {
-          const user = await persons.visible(req.params['user-id'], req.principal);
+          const user = persons.person(req.target);
           const wantsLd = /application\/ld\+json/i.test(String(req.headers.accept ?? ''));
           const type = `${wantsLd ? LD_JSON_PROFILE : ACTIVITY_JSON}; charset=utf-8`;
           return raw(200, type, JSON.stringify(await persons.document(user, req.principal)));
@@ -82,7 +83,7 @@ export default definePlugin<ActivityPubSettings>({
         bodyType: 'text',
         responses: { 204: 'the signature verified; the activity is ignored', 400: 'APIError', 403: 'APIError', 404: 'APIError' },
         handler: async (req: ApiRequest<string, unknown, PersonParams>) => {
-          await persons.visible(req.params['user-id'], req.principal);
+          persons.person(req.target);
           const body = Buffer.isBuffer(req.raw.body) ? req.raw.body : Buffer.from(req.body ?? '', 'utf8');
           const keyId = await verifyInboxSignature(req.raw, body, {
             outbound: ctx.outbound,
@@ -104,6 +105,7 @@ export default definePlugin<ActivityPubSettings>({
     });
     ctx.hooks.user.deleting.tapPromise('activitypub', async ({ user, trx }) => {
       await trx('activitypub_user_keys').where('user_id', user.id).delete();
+      keys.forget(user.id);
     });
   },
 });

@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import type { SecretSealer } from '@hearth/plugin-api';
 
 const generateRsa = promisify(generateKeyPair);
+/** About 450 bytes each: 10,000 keys keep a few MB. */
+const CACHED_KEYS = 10_000;
 
 /**
  * Each person's RSA key pair (2048 bits, as Gitea), made on first use: the public half is
@@ -13,6 +15,12 @@ const generateRsa = promisify(generateKeyPair);
 export class PersonKeys {
   /** Key pairs being made, so that concurrent first requests for one person make one. */
   private readonly pending = new Map<number, Promise<string>>();
+  /**
+   * Public keys read or made, in insertion order (the oldest is dropped beyond CACHED_KEYS): a key
+   * never changes once stored, and goes only with its user (`forget`), so every Person fetch need
+   * not read it again.
+   */
+  private readonly cache = new Map<number, string>();
 
   constructor(
     private readonly db: Knex,
@@ -21,14 +29,27 @@ export class PersonKeys {
 
   /** The person's public key (SPKI PEM), made and stored on first use. */
   async publicKeyPem(userId: number): Promise<string> {
+    const cached = this.cache.get(userId);
+    if (cached) return cached;
     const stored = await this.db('activitypub_user_keys').where('user_id', userId).first('public_key_pem');
-    if (stored) return String(stored.public_key_pem);
+    if (stored) return this.remember(userId, String(stored.public_key_pem));
     let making = this.pending.get(userId);
     if (!making) {
       making = this.create(userId).finally(() => this.pending.delete(userId));
       this.pending.set(userId, making);
     }
     return making;
+  }
+
+  /** Drop the cached key of a user being deleted (its row goes in the same transaction). */
+  forget(userId: number): void {
+    this.cache.delete(userId);
+  }
+
+  private remember(userId: number, pem: string): string {
+    this.cache.set(userId, pem);
+    if (this.cache.size > CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as number);
+    return pem;
   }
 
   /** The person's private key (PKCS#8 PEM), or null when none was made yet. */
@@ -54,7 +75,7 @@ export class PersonKeys {
       .onConflict('user_id')
       .ignore();
     const row = await this.db('activitypub_user_keys').where('user_id', userId).first('public_key_pem');
-    return String(row.public_key_pem);
+    return this.remember(userId, String(row.public_key_pem));
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, type PluginContext, type Principal, type UserInfo } from '@hearth/plugin-api';
+import { ApiError, type AccessTarget, type PluginContext, type Principal, type UserInfo } from '@hearth/plugin-api';
 import type { PersonKeys } from './person-keys';
 
 export const ACTIVITY_JSON = 'application/activity+json';
@@ -20,11 +20,21 @@ export class Persons {
     private readonly keys: PersonKeys,
   ) {}
 
+  /**
+   * The person of a user the access module resolved (`{ user: 'visible', by: 'id' }`), or 404 for an
+   * organization: organizations are no persons.
+   */
+  person(target: AccessTarget): UserInfo {
+    const user = target.owner;
+    if (!user || user.type !== 0) throw ApiError.notFound(`user does not exist [uid: ${user?.id}]`);
+    return user;
+  }
+
   /** The person with id `userId` as `viewer` may see it; 404 for unknown and invisible users and for organizations. */
   async visible(userId: number, viewer: Principal | null): Promise<UserInfo> {
     const user = await this.ctx.users.byId(userId);
     if (!user || user.type !== 0 || !(await this.ctx.access.ownerVisible(user, viewer)))
-      throw ApiError.notFound(`user with id ${userId} does not exist`);
+      throw ApiError.notFound(`user does not exist [uid: ${userId}]`);
     return user;
   }
 
