@@ -9,8 +9,8 @@ const CACHED_KEYS = 10_000;
 
 /**
  * Each person's RSA key pair (2048 bits, as Gitea), made on first use: the public half is
- * published in the Person's `publicKey`, the private half is kept sealed for signing what the
- * person sends (not yet: Hearth federates nothing outbound so far).
+ * published in the Person's `publicKey`; the private half is kept sealed for signing what the
+ * person will send (nothing yet: Hearth delivers nothing outbound so far, so nothing opens it).
  */
 export class PersonKeys {
   /** Key pairs being made, so that concurrent first requests for one person make one. */
@@ -50,12 +50,6 @@ export class PersonKeys {
     this.cache.set(userId, pem);
     if (this.cache.size > CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as number);
     return pem;
-  }
-
-  /** The person's private key (PKCS#8 PEM), or null when none was made yet. */
-  async privateKeyPem(userId: number): Promise<string | null> {
-    const row = await this.db('activitypub_user_keys').where('user_id', userId).first('private_key_sealed');
-    return row ? this.sealer.open(String(row.private_key_sealed), sealContext(userId)) : null;
   }
 
   private async create(userId: number): Promise<string> {

@@ -33,12 +33,18 @@ class RemoteActor {
   }
 
   /** Headers of a signed POST of `body` to `url`; `tamper` makes one part wrong. */
-  signedHeaders(url: string, body: string, tamper: { key?: KeyObject; keyId?: string; date?: Date; digestOf?: string } = {}) {
+  signedHeaders(
+    url: string,
+    body: string,
+    tamper: { key?: KeyObject; keyId?: string; date?: Date; digestOf?: string; digest?: string; algorithm?: string } = {},
+  ) {
     const target = new URL(url);
     const date = (tamper.date ?? new Date()).toUTCString();
-    const digest = `SHA-256=${createHash('sha256')
-      .update(tamper.digestOf ?? body)
-      .digest('base64')}`;
+    const digest =
+      tamper.digest ??
+      `SHA-256=${createHash('sha256')
+        .update(tamper.digestOf ?? body)
+        .digest('base64')}`;
     const signingString = [`(request-target): post ${target.pathname}`, `host: ${target.host}`, `date: ${date}`, `digest: ${digest}`].join(
       '\n',
     );
@@ -48,7 +54,12 @@ class RemoteActor {
       'Content-Type': 'application/activity+json',
       Date: date,
       Digest: digest,
-      Signature: `keyId="${keyId}",algorithm="rsa-sha256",headers="(request-target) host date digest",signature="${signature}"`,
+      Signature: [
+        `keyId="${keyId}"`,
+        `algorithm="${tamper.algorithm ?? 'rsa-sha256'}"`,
+        'headers="(request-target) host date digest"',
+        `signature="${signature}"`,
+      ].join(','),
     };
   }
 }
@@ -127,6 +138,9 @@ describe('the Person of a user', () => {
     const self = await server.api('GET', personPath(hidden.id), { basic: [hidden.name, hidden.password] });
     expect(self.status).toBe(200);
     expect(self.body.preferredUsername).toBe('hidden');
+    const limited = await server.user('members-only', { visibility: 'limited' });
+    expect((await server.api('GET', personPath(limited.id))).status).toBe(404);
+    expect((await server.api('GET', personPath(limited.id), { basic: [alice.name, alice.password] })).status).toBe(200);
     expect((await server.api('GET', personPath(orgId))).status).toBe(404);
     expect((await server.api('GET', personPath(987654))).status).toBe(404);
     const bad = await server.api('GET', personPath('alice'));
@@ -187,6 +201,16 @@ describe('the inbox', () => {
     expect(res.text).toBe('');
     expect(res.status).toBe(204);
     expect(await keyRows()).toBe(rows);
+    // hs2019 (the algorithm named by the key, as newer Mastodon sends it) and a SHA-512 digest beside SHA-256.
+    const hs2019 = remote.signedHeaders(inboxUrl(), body, { algorithm: 'hs2019' });
+    expect((await post(body, hs2019)).status).toBe(204);
+    const sha256 = `SHA-256=${createHash('sha256').update(body).digest('base64')}`;
+    const sha512 = `SHA-512=${createHash('sha512').update(body).digest('base64')}`;
+    expect((await post(body, remote.signedHeaders(inboxUrl(), body, { digest: `${sha256},${sha512}` }))).status).toBe(204);
+    // Every digest given must match, and the Digest header is covered by the signature.
+    const badSha512 = `SHA-512=${createHash('sha512').update('other').digest('base64')}`;
+    expect((await post(body, remote.signedHeaders(inboxUrl(), body, { digest: `${sha256},${badSha512}` }))).status).toBe(400);
+    expect((await post(body, { ...hs2019, Digest: `${hs2019.Digest},${sha512}` })).status).toBe(403);
   });
 
   test('refuses a missing, wrong or stale signature and a digest of another body', async () => {
@@ -212,7 +236,7 @@ describe('the inbox', () => {
     expect((await post(body, elsewhere)).status).toBe(403);
   });
 
-  test('does not fetch a key from a host the outbound allow-list refuses', async () => {
+  test('does not fetch a key from a host the outbound allow-list refuses; an unfetchable key is refused', async () => {
     const body = activity();
     const fetches = remote.fetches;
     const keyId = `${remote.base.replace('127.0.0.1', 'localhost')}/actor#main-key`;
@@ -220,6 +244,9 @@ describe('the inbox', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('BLOCKED_DOMAINS');
     expect(remote.fetches).toBe(fetches);
+    const gone = await post(body, remote.signedHeaders(inboxUrl(), body, { keyId: `${remote.base}/gone#main-key` }));
+    expect(gone.status).toBe(400);
+    expect(gone.body.message).toContain('answered 404');
   });
 
   test('is 404 for a user the remote may not see', async () => {
