@@ -38,6 +38,7 @@ const BENCHMARKS = [
   'alpine',
   'web',
   'lfs',
+  'activitypub',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

@@ -11,10 +11,23 @@ const { Hearth } = require('@hearth/core');
 const ROOT = path.join(__dirname, '..');
 const TSV = process.argv[2] || path.join(ROOT, '..', 'shared', 'spec', 'api-operations-v1.20.tsv');
 
+/** What Hearth can serve: every shipped plugin enabled, those off by default (e.g. activitypub) included. */
+function everyShippedPlugin() {
+  const defaults = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'default.json'), 'utf8'));
+  return Object.fromEntries(Object.keys(defaults.plugins).map((name) => [name, { enabled: true }]));
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-coverage-'));
   const kernel = await Hearth.create({
-    config: { env: {}, overrides: { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, log: { LEVEL: 'silent' } } },
+    config: {
+      env: {},
+      overrides: {
+        server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
+        log: { LEVEL: 'silent' },
+        plugins: everyShippedPlugin(),
+      },
+    },
     env: {},
   });
   try {

@@ -383,7 +383,8 @@ export type RepoAccessLevel = 'read' | 'write' | 'admin';
  * - `'site-admin'`: site administrators (a full credential; a public-only token is not enough).
  * - `{ repo: { need, unit } }`: the repository at path parameters `owner`/`repo` (or `params`).
  * - `{ org }`: the organization at `{org}` — visible, a member, or an owner.
- * - `{ user }`: the user or organization at `{username}` — visible, or the user themself / a site admin.
+ * - `{ user }`: the user or organization at `{username}` — visible, or the user themself / a site admin; with
+ *   `by: 'id'` the parameter is the numeric id (Gitea's `{user-id}`) instead of the name. (`by`: API 2.3)
  * - `{ team }`: the team at `{id}` — its members and the organization's owners, or owners only.
  * - `{ packages }`: the packages of the owner at `{owner}`.
  * @public
@@ -394,7 +395,7 @@ export type OperationAccess =
   | 'site-admin'
   | { repo: { need: RepoAccessLevel; unit?: RepoUnitName }; params?: { owner: string; repo: string } }
   | { org: 'visible' | 'member' | 'owner'; param?: string }
-  | { user: 'visible' | 'self-or-admin'; param?: string }
+  | { user: 'visible' | 'self-or-admin'; param?: string; by?: 'name' | 'id' }
   | { team: 'member' | 'owner'; param?: string }
   | { packages: 'read' | 'write'; param?: string };
 

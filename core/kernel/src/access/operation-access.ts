@@ -80,7 +80,7 @@ export async function resolveAccess(
     target.ownerRow = await policy.resolveOrg(first, principal, access.org);
     target.owner = users.toInfo(target.ownerRow);
   } else if ('user' in access) {
-    target.ownerRow = await policy.resolveUser(first, principal, access.user);
+    target.ownerRow = await policy.resolveUser(access.by === 'id' ? Number(first) : first, principal, access.user);
     target.owner = users.toInfo(target.ownerRow);
   } else if ('team' in access) {
     const id = Number(first);

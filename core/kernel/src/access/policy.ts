@@ -347,10 +347,14 @@ export class AccessPolicy {
     return org;
   }
 
-  /** A user (or organization) by name as the caller may see it; `self-or-admin` then needs that user or a site admin (403). */
-  async resolveUser(name: string, principal: Principal | null, need: 'visible' | 'self-or-admin'): Promise<UserRow> {
-    const user = await this.users.byName(name);
-    if (!user || !(await this.profileVisible(user, principal))) throw ApiError.notFound(`user does not exist [name: ${name}]`);
+  /** A user (or organization) by name (or id) as the caller may see it; `self-or-admin` then needs that user or a site admin (403). */
+  async resolveUser(nameOrId: string | number, principal: Principal | null, need: 'visible' | 'self-or-admin'): Promise<UserRow> {
+    const byId = typeof nameOrId === 'number';
+    // An id that is not a positive integer names no one (the operation's schema should have refused it).
+    const validId = byId && Number.isSafeInteger(nameOrId) && nameOrId > 0;
+    const user = validId ? await this.users.byId(nameOrId as number) : byId ? undefined : await this.users.byName(String(nameOrId));
+    if (!user || !(await this.profileVisible(user, principal)))
+      throw ApiError.notFound(`user does not exist [${byId ? 'uid' : 'name'}: ${nameOrId}]`);
     if (need === 'self-or-admin' && !actsAsAdmin(principal) && principal?.user.id !== user.id) {
       throw ApiError.forbidden('you may only act on your own account');
     }

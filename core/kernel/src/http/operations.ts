@@ -38,7 +38,11 @@ export interface OperationDeps {
 
 /** `/users/{username}` → `/users/:username`; `{path*}` → Express 5's named wildcard `*path`. */
 export function toExpressPath(openApiPath: string): string {
-  return openApiPath.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
+  // Names with a hyphen (Gitea's `{user-id}`) are quoted, as Express 5 requires.
+  return openApiPath
+    .replace(/\{(\w+)\*\}/g, '*$1')
+    .replace(/\{(\w+)\}/g, ':$1')
+    .replace(/\{([\w-]+)\}/g, ':"$1"');
 }
 
 /** Paging query parameters every paged operation accepts (Gitea: page is 1-based; limit is clamped to MAX_RESPONSE_ITEMS). */
