@@ -46,8 +46,7 @@ export function authRoutes(web: WebRoutes): void {
       return again(401, 'The user name or password is incorrect.');
     }
     await throttle.recordSuccess(login);
-    await sessions.signIn(req, res, user);
-    res.redirect(303, redirectTo);
+    res.redirect(303, await web.signIn.beginSignIn(req, res, user, redirectTo));
   });
 
   pages.post('/user/logout', async (req, res) => {
