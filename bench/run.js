@@ -37,6 +37,7 @@ const BENCHMARKS = [
   'debian',
   'alpine',
   'web',
+  'two-factor',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 
