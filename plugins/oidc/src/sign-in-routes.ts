@@ -229,7 +229,7 @@ class OidcSignIn {
       signedIn = report.user;
     }
     const next = await this.deps.web.beginSignIn(req, res, signedIn, redirectTo || '/', { skipSecondFactor: source.skipLocal2fa });
-    res.redirect(303, next);
+    res.redirect(303, next.location);
   }
 }
 

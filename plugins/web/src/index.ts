@@ -99,11 +99,11 @@ export default definePlugin<WebSettings>({
           for (const factor of secondFactors) {
             if (!(await factor.required(user))) continue;
             pending.remember(req, res, user.id, redirectTo);
-            return factor.path;
+            return { location: factor.path, secondFactor: true };
           }
         }
         await sessions.signIn(req, res, user);
-        return redirectTo;
+        return { location: redirectTo, secondFactor: false };
       },
       pendingSignIn: (req) => pending.find(req),
       async completeSignIn(req, res, signIn) {

@@ -49,9 +49,15 @@ export interface WebSignIn {
    * The first factor passed for `user`: start the session, or — when a second factor applies and
    * `skipSecondFactor` is not set — remember the pending sign-in in this browser (a sealed,
    * short-lived cookie; no session yet). Answers where to send the browser (`redirectTo`, or the
-   * second factor's page). Refuses (403) accounts that may not sign in.
+   * second factor's page) and whether a second factor is pending. Refuses (403) accounts that may not sign in.
    */
-  beginSignIn(req: Request, res: Response, user: UserInfo, redirectTo: string, options?: { skipSecondFactor?: boolean }): Promise<string>;
+  beginSignIn(
+    req: Request,
+    res: Response,
+    user: UserInfo,
+    redirectTo: string,
+    options?: { skipSecondFactor?: boolean },
+  ): Promise<{ location: string; secondFactor: boolean }>;
   /** The sign-in this browser has pending (expired ones and gone accounts are null). */
   pendingSignIn(req: Request): Promise<PendingSignIn | null>;
   /** The second factor passed: start the pending sign-in's session (a fresh key); answers where to go. */
