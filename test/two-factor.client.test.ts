@@ -41,6 +41,10 @@ test('enrol from the Security tab, then sign in with the code', async () => {
     await page.getByRole('link', { name: 'Security' }).click();
     await page.getByRole('link', { name: 'Enroll in two-factor authentication' }).click();
     const shown = (await page.locator('#two-factor-secret').textContent())!.trim();
+    // The QR code renders (a loaded image has a natural width).
+    expect(
+      await page.locator('#two-factor-qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
     // The code of the previous step, so that the sign-in below has a newer one.
     await page.getByLabel('Code the app shows now').fill(codeAt(shown, -1));
     await page.getByRole('button', { name: 'Confirm' }).click();

@@ -86,6 +86,10 @@ describe('two-factor authentication', () => {
     const uri = /id="two-factor-uri">([^<]+)</.exec(page.html)![1].replace(/&amp;/g, '&');
     expect(uri).toMatch(new RegExp(`^otpauth://totp/.*tf-alice\\?.*secret=${secret}`));
     expect(uri).toContain('algorithm=SHA1&digits=6&period=30');
+    // The QR code is an image the strict CSP allows (img-src data:), an SVG without script or style.
+    const qr = Buffer.from(/id="two-factor-qr" src="data:image\/svg\+xml;base64,([^"]+)"/.exec(page.html)![1], 'base64').toString();
+    expect(qr).toMatch(/^<svg /);
+    expect(qr).not.toMatch(/<script|style=|<style/);
     // The same secret until confirmed: reloading does not change what the app was given.
     expect(secretOf((await web.get('/user/settings/security/two_factor/enroll')).html)).toBe(secret);
 

@@ -1,4 +1,5 @@
 /** The two-factor pages' bodies; the web plugin (`webPagesRef`) puts them in the site's layout. */
+import { renderSVG } from 'uqr';
 import type { Enrolment, Status } from './two-factor-store';
 
 export const SECURITY_PATH = '/user/settings/security';
@@ -53,12 +54,30 @@ export function SecurityBody({ status, csrf }: { status: Status; csrf: string })
   );
 }
 
+/**
+ * The URI as a QR code: an SVG of plain paths (uqr) in a data: image, which the pages' CSP allows
+ * (`img-src data:`) without inline script or style.
+ */
+function qrCodeImage(uri: string): string {
+  return `data:image/svg+xml;base64,${Buffer.from(renderSVG(uri)).toString('base64')}`;
+}
+
 /** The enrolment: the secret to add to an app, and a current code to confirm it. */
 export function EnrollBody({ enrolment, csrf }: { enrolment: Enrolment; csrf: string }) {
   return (
     <section class="two-factor">
       <h2>Enroll in two-factor authentication</h2>
-      <p>Add this secret to your authenticator app (time-based, 6 digits, every 30 seconds):</p>
+      <p>Scan this code with your authenticator app:</p>
+      <p>
+        <img
+          id="two-factor-qr"
+          src={qrCodeImage(enrolment.uri)}
+          width={200}
+          height={200}
+          alt="QR code of the secret for an authenticator app"
+        />
+      </p>
+      <p>Or add this secret by hand (time-based, 6 digits, every 30 seconds):</p>
       <p>
         <code id="two-factor-secret">{enrolment.secret}</code>
       </p>
