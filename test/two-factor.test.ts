@@ -112,6 +112,10 @@ describe('two-factor authentication', () => {
     const row = await server.kernel.db('two_factor').where({ user_id: alice.id }).first();
     expect(row.secret).not.toContain(secret);
     expect(row.scratch_hash).toMatch(/^[0-9a-f]{64}$/);
+    // A site admin sees it on the user's admin page.
+    const admin = new WebClient(server);
+    await admin.signIn(ADMIN);
+    expect(textOf((await admin.get(`/admin/users/${alice.id}`)).html)).toContain('two-factor authentication on');
   });
 
   /** Whether the password form alone signs `user` in. */

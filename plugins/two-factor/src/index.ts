@@ -30,6 +30,9 @@ export default definePlugin({
     if (web && signIn) {
       signIn.addSecondFactor({ path: SIGN_IN_STEP_PATH, required: (user) => store.isActive(user.id) });
       web.addSettingsTab({ href: SECURITY_PATH, label: 'Security' });
+      web.addAdminUserFact(async (userId) =>
+        (await store.isActive(userId)) ? 'two-factor authentication on' : 'two-factor authentication off',
+      );
       settingsRoutes(ctx, web, store);
       signInStepRoutes(web, signIn, store);
     }

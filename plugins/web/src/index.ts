@@ -121,6 +121,7 @@ export default definePlugin<WebSettings>({
       pages: pageRoutes(router, sessions, settings.maxFormBytes),
       sessions,
       signIn: signInService,
+      adminUserFacts: [],
       throttle,
       renderer,
       markdown: ctx.services.get(markdownRef),
@@ -133,6 +134,7 @@ export default definePlugin<WebSettings>({
       viewer: (req) => ({ user: viewerOf(req).user, csrfToken: viewerOf(req).csrfToken }),
       send: (req, res, page) => sendPluginPage(renderer, req, res, page),
       addSettingsTab: (tab) => void settingsTabs.push(tab),
+      addAdminUserFact: (fact) => void web.adminUserFacts.push(fact),
     });
     router.use(assets.router());
     router.use(pluginRouter);

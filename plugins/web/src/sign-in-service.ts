@@ -101,6 +101,8 @@ export interface WebPages {
   send(req: Request, res: Response, page: PluginPage): void;
   /** Add a tab to the user settings navigation (call in `apply`). */
   addSettingsTab(tab: { href: string; label: string }): void;
+  /** Add a short fact about an account to the site admin's user page (null: nothing to say). */
+  addAdminUserFact(fact: (userId: number) => Promise<string | null>): void;
 }
 
 export const webPagesRef = createServiceRef<WebPages>('web.pages');

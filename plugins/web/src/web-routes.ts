@@ -33,6 +33,8 @@ export interface WebRoutes {
   throttle: LoginThrottle;
   renderer: PageRenderer;
   markdown: MarkdownRenderer;
+  /** Facts other plugins add to the admin's user page (`webPagesRef.addAdminUserFact`). */
+  adminUserFacts: Array<(userId: number) => Promise<string | null>>;
   /** Other ways to sign in, offered on the sign-in page (identity plugins add them through `webSignInRef`). */
   signInOptions(): Promise<SignInOption[]>;
 }
