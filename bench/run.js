@@ -39,6 +39,7 @@ const BENCHMARKS = [
   'web',
   'lfs',
   'activitypub',
+  'two-factor',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

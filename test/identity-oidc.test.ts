@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { Browser, authorizeAtProvider, startIdentityProvider, type IdentityProvider, type TamperMode } from './helpers/identity';
 import { textOf } from './helpers/web';
@@ -436,6 +437,40 @@ describe('an existing account with the same email', () => {
     expect((await browser.post(action, { token, password: 'two' })).status).toBe(401);
     expect((await browser.post(action, { token, password: 'three' })).status).toBe(401);
     expect((await browser.post(action, { token, password: 'gus-password-1' })).status).toBe(400);
+  });
+});
+
+describe('two-factor authentication (plugin two-factor, on by default)', () => {
+  test('an enrolled account signing in with the provider is asked for its code, unless the source has --skip-local-2fa', async () => {
+    await idp.setUser({
+      sub: 'subject-tess',
+      password: 'tess-at-the-provider',
+      claims: { preferred_username: 'tess', email: 'tess@example.com', email_verified: true, name: 'Tess' },
+    });
+    const login = { sub: 'subject-tess', password: 'tess-at-the-provider' };
+    const first = await signIn('corp', login);
+    expect(first.page.location).toBe(server.url);
+    // Enrol in that session, with a code computed from the secret the page shows.
+    const enroll = await first.browser.get(`${server.url}user/settings/security/two_factor/enroll`);
+    const secret = /id="two-factor-secret">([A-Z2-7]+)</.exec(enroll.html)![1];
+    const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(enroll.html)![1];
+    const confirmed = await first.browser.post(`${server.url}user/settings/security/two_factor/enroll`, { _csrf: csrf, passcode: code });
+    expect(confirmed.status).toBe(200);
+
+    const asked = await signIn('corp', login);
+    expect(asked.page.location).toBe(`${server.url}user/two_factor`);
+    expect(asked.browser.cookies(server.url).has('hearth_session')).toBe(false);
+
+    await runOidc('update-source', ['--id', String(sourceIds.corp), '--skip-local-2fa']);
+    try {
+      expect((await runOidc('list-sources', [])).join('\n')).toContain('local two-factor authentication skipped');
+      const skipped = await signIn('corp', login);
+      expect(skipped.page.location).toBe(server.url);
+      expect(skipped.browser.cookies(server.url).has('hearth_session')).toBe(true);
+    } finally {
+      await runOidc('update-source', ['--id', String(sourceIds.corp), '--no-skip-local-2fa']);
+    }
   });
 });
 

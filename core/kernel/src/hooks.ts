@@ -11,8 +11,8 @@ interface RegisteredTap {
 /**
  * Build the kernel's frozen hook object. Notification hooks (things that already happened) get
  * an interceptor that contains each tap: a tap that throws is logged under its name and the
- * request, and the other taps, go on. Decision hooks (authenticate, verifyPassword, errorPage, mutate, creating, deleting, media, routes)
- * propagate errors, because a throw there is how a tap says no.
+ * request, and the other taps, go on. Decision hooks (authenticate, verifyPassword, passwordAccepted, errorPage,
+ * mutate, creating, deleting, media, routes) propagate errors, because a throw there is how a tap says no.
  */
 export function createHooks(log: Logger): KernelHooks {
   const notify = <H extends AsyncSeriesHook<any> | AsyncParallelHook<any>>(hook: H, name: string): H => {
@@ -23,6 +23,7 @@ export function createHooks(log: Logger): KernelHooks {
     auth: Object.freeze({
       authenticate: new AsyncSeriesBailHook<[any], any>(['request']),
       verifyPassword: new AsyncSeriesBailHook<[any], any>(['check']),
+      passwordAccepted: new AsyncSeriesHook<[any]>(['accepted']),
     }),
     http: Object.freeze({
       routes: new AsyncSeriesHook<[any]>(['registrar']),

@@ -83,6 +83,16 @@ export interface PasswordCheck {
   password: string;
 }
 
+/**
+ * A password accepted for a request that carries it on every call (basic auth on the API, git and
+ * packages), before the caller is admitted (`auth.passwordAccepted`). (API 2.3) @public
+ */
+export interface PasswordAccepted {
+  user: UserInfo;
+  /** The request's headers (a second factor travels in one, e.g. `X-Gitea-OTP`). */
+  headers: IncomingHttpHeaders;
+}
+
 /** An error to render as a page (`http.errorPage`). (API 2.2) @public */
 export interface ErrorPage {
   status: number;
@@ -292,6 +302,11 @@ export interface KernelHooks {
      * password, undefined to pass to the next source (e.g. an LDAP plugin before local accounts). (API 2.2)
      */
     readonly verifyPassword: AsyncSeriesBailHook<[PasswordCheck], UserInfo | null | undefined>;
+    /**
+     * A password was accepted by basic auth (not a token): taps may demand more of the request
+     * (a second factor) and throw an ApiError to refuse it. The web sign-in form does not fire it. (API 2.3)
+     */
+    readonly passwordAccepted: AsyncSeriesHook<[PasswordAccepted]>;
   };
   readonly http: {
     /** Called once at start, after every plugin's apply(): contribute API operations and routers. */

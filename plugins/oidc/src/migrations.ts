@@ -64,4 +64,16 @@ export const oidcMigrations: PluginMigration[] = [
       for (const table of ['oidc_pending_links', 'oidc_links', 'oidc_sign_ins', 'oidc_sources']) await db.schema.dropTable(table);
     },
   },
+  {
+    // Gitea's `--skip-local-2fa`: this provider's sign-ins skip the web interface's second factor.
+    name: '002_oidc_skip_local_2fa',
+    async up(db: Knex) {
+      await db.schema.alterTable('oidc_sources', (t) => {
+        t.boolean('skip_local_2fa').notNullable().defaultTo(false);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.alterTable('oidc_sources', (t) => t.dropColumn('skip_local_2fa'));
+    },
+  },
 ];

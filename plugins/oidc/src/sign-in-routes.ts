@@ -228,8 +228,8 @@ class OidcSignIn {
       });
       signedIn = report.user;
     }
-    await this.deps.web.signIn(req, res, signedIn);
-    res.redirect(303, redirectTo || '/');
+    const next = await this.deps.web.beginSignIn(req, res, signedIn, redirectTo || '/', { skipSecondFactor: source.skipLocal2fa });
+    res.redirect(303, next.location);
   }
 }
 

@@ -15,11 +15,14 @@ const FIELD_OPTIONS = {
   'group-team-map': { type: 'string' },
   'group-team-map-removal': { type: 'boolean' },
   'no-group-team-map-removal': { type: 'boolean' },
+  'skip-local-2fa': { type: 'boolean' },
+  'no-skip-local-2fa': { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 const FIELDS_USAGE =
   '--name NAME --discovery-url URL --client-id ID --client-secret SECRET [--scopes "openid email profile groups"] ' +
-  '[--group-claim-name groups] [--admin-group G] [--restricted-group G] [--group-team-map JSON] [--group-team-map-removal]';
+  '[--group-claim-name groups] [--admin-group G] [--restricted-group G] [--group-team-map JSON] [--group-team-map-removal] ' +
+  '[--skip-local-2fa]';
 
 interface Values {
   name?: string;
@@ -33,6 +36,8 @@ interface Values {
   'group-team-map'?: string;
   'group-team-map-removal'?: boolean;
   'no-group-team-map-removal'?: boolean;
+  'skip-local-2fa'?: boolean;
+  'no-skip-local-2fa'?: boolean;
   id?: string;
 }
 
@@ -86,6 +91,7 @@ function fieldsOf(values: Values, current: OidcSource | null): OidcSourceFields 
     groupTeamMapRemoval: values['no-group-team-map-removal']
       ? false
       : (values['group-team-map-removal'] ?? current?.groupTeamMapRemoval ?? false),
+    skipLocal2fa: values['no-skip-local-2fa'] ? false : (values['skip-local-2fa'] ?? current?.skipLocal2fa ?? false),
   };
   if (!fields.name || fields.name.length > 255 || /[/\\?#%]/.test(fields.name))
     throw ApiError.unprocessable(`--name must be 1 to 255 characters without / \\ ? # or % (it is part of the sign-in URL)`);
@@ -110,6 +116,7 @@ function describe(source: OidcSource, callbackUrl: string): string[] {
     `  groups from claim "${source.groupClaimName || '(none)'}"`,
     `  admin group "${source.adminGroup}", restricted group "${source.restrictedGroup}"`,
     `  group team map ${JSON.stringify(source.groupTeamMap)}; removal ${source.groupTeamMapRemoval ? 'on' : 'off'}`,
+    `  local two-factor authentication ${source.skipLocal2fa ? 'skipped' : 'required when enrolled'}`,
     `  register this redirect (callback) URL at the provider: ${callbackUrl}`,
   ];
 }

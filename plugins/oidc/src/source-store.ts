@@ -23,6 +23,8 @@ export interface OidcSource {
   restrictedGroup: string;
   groupTeamMap: GroupTeamMap;
   groupTeamMapRemoval: boolean;
+  /** Sign-ins through this provider skip the local second factor (Gitea's `--skip-local-2fa`). */
+  skipLocal2fa: boolean;
   /** The stored client secret cannot be opened (sealed under another security.SECRET_KEY): set it again. */
   secretUnreadable?: true;
   createdUnix: number;
@@ -63,6 +65,7 @@ export class OidcSourceStore {
       restrictedGroup: String(row.restricted_group),
       groupTeamMap: JSON.parse(String(row.group_team_map)) as GroupTeamMap,
       groupTeamMapRemoval: toBoolean(row.group_team_map_removal),
+      skipLocal2fa: toBoolean(row.skip_local_2fa),
       createdUnix: Number(row.created_unix),
       updatedUnix: Number(row.updated_unix),
     };
@@ -90,6 +93,7 @@ export class OidcSourceStore {
       restricted_group: fields.restrictedGroup,
       group_team_map: JSON.stringify(fields.groupTeamMap),
       group_team_map_removal: fields.groupTeamMapRemoval,
+      skip_local_2fa: fields.skipLocal2fa,
     };
   }
 

@@ -6,7 +6,7 @@ import { Assets } from './assets';
 import { ForgeApi } from './forge-api';
 import { LoginThrottle } from './login-throttle';
 import { webMigrations } from './migrations';
-import { pageSessions } from './page-session';
+import { pageSessions, viewerOf } from './page-session';
 import { PageRenderer } from './render';
 import { SessionStore } from './session-store';
 import { webSettingsSchema, type WebSettings } from './settings';
@@ -26,10 +26,24 @@ import { orgRoutes } from './routes/org-routes';
 import { adminRoutes } from './routes/admin-routes';
 import { userSettingsRoutes } from './routes/user-settings-routes';
 import { ErrorPage } from './views/error-page';
-import { webSignInRef, type SignInOption } from './sign-in-service';
+import { sendPluginPage } from './views/plugin-page';
+import { PendingSignIns } from './pending-sign-in';
+import { webPagesRef, webSignInRef, type SecondFactor, type SignInOption, type WebSignIn } from './sign-in-service';
 
 export type { WebSettings } from './settings';
-export { webSignInRef, type SignInOption, type WebSignIn } from './sign-in-service';
+export type { PageRoutes } from './web-routes';
+export {
+  webPagesRef,
+  webSignInRef,
+  type PendingSignIn,
+  type PluginPage,
+  type SecondFactor,
+  type SignInOption,
+  type SignInThrottle,
+  type WebPages,
+  type WebSignIn,
+  type WebViewer,
+} from './sign-in-service';
 
 /**
  * The web interface: server-rendered pages at Gitea's URLs (`/user/login`, `/explore/repos`,
@@ -47,7 +61,7 @@ export default definePlugin<WebSettings>({
   settingsSchema: webSettingsSchema,
   migrations: webMigrations,
   requires: [markdownRef],
-  provides: [webSignInRef],
+  provides: [webSignInRef, webPagesRef],
   apply(ctx) {
     const { settings } = ctx;
     const store = new SessionStore(ctx.db, settings.sessionDays * 86400);
@@ -58,31 +72,72 @@ export default definePlugin<WebSettings>({
       lifetimeSeconds: settings.sessionDays * 86400,
     });
     const assets = new Assets();
-    const renderer = new PageRenderer(assets, () => ctx.forge.appName, !ctx.forge.raw.service?.DISABLE_REGISTRATION);
+    const settingsTabs: Array<{ href: string; label: string }> = [];
+    const renderer = new PageRenderer(assets, () => ctx.forge.appName, !ctx.forge.raw.service?.DISABLE_REGISTRATION, settingsTabs);
     const router = Router({ caseSensitive: false, strict: false });
+    // Other plugins' pages (webPagesRef) come before the web plugin's own, whose `/:owner/:repo` would take them.
+    const pluginRouter = Router({ caseSensitive: false, strict: false });
+    const throttle = new LoginThrottle(ctx.db, {
+      perAccount: settings.loginAttemptsPerAccount,
+      perAddress: settings.loginAttemptsPerAddress,
+      windowSeconds: settings.loginWindowMinutes * 60,
+    });
+    const secondFactors: SecondFactor[] = [];
+    const pending = new PendingSignIns(
+      ctx.secrets('web-pending-sign-in'),
+      ctx.users,
+      (req) => ctx.forge.appUrl.startsWith('https:') || req.secure,
+    );
+    const signInService: WebSignIn = {
+      async signIn(req, res, user) {
+        if (user.prohibitLogin || !user.isActive || user.type !== 0) throw ApiError.forbidden('this account may not sign in');
+        await sessions.signIn(req, res, user);
+      },
+      async beginSignIn(req, res, user, redirectTo, options) {
+        if (user.prohibitLogin || !user.isActive || user.type !== 0) throw ApiError.forbidden('this account may not sign in');
+        if (!options?.skipSecondFactor) {
+          for (const factor of secondFactors) {
+            if (!(await factor.required(user))) continue;
+            pending.remember(req, res, user.id, redirectTo);
+            return { location: factor.path, secondFactor: true };
+          }
+        }
+        await sessions.signIn(req, res, user);
+        return { location: redirectTo, secondFactor: false };
+      },
+      pendingSignIn: (req) => pending.find(req),
+      async completeSignIn(req, res, signIn) {
+        pending.forget(res);
+        await signInService.signIn(req, res, signIn.user);
+        return signIn.redirectTo;
+      },
+      addSignInOption: (option) => void signInOptions.push(option),
+      addSecondFactor: (factor) => void secondFactors.push(factor),
+      throttle,
+    };
     const web: WebRoutes = {
       ctx,
       api: new ForgeApi(ctx.api),
       pages: pageRoutes(router, sessions, settings.maxFormBytes),
       sessions,
-      throttle: new LoginThrottle(ctx.db, {
-        perAccount: settings.loginAttemptsPerAccount,
-        perAddress: settings.loginAttemptsPerAddress,
-        windowSeconds: settings.loginWindowMinutes * 60,
-      }),
+      signIn: signInService,
+      adminUserFacts: [],
+      throttle,
       renderer,
       markdown: ctx.services.get(markdownRef),
       signInOptions: async () => (await Promise.all(signInOptions.map(async (o) => (typeof o === 'function' ? o() : [o])))).flat(),
     };
     const signInOptions: Array<SignInOption | (() => Promise<SignInOption[]>)> = [];
-    ctx.services.provide(webSignInRef, {
-      async signIn(req, res, user) {
-        if (user.prohibitLogin || !user.isActive || user.type !== 0) throw ApiError.forbidden('this account may not sign in');
-        await sessions.signIn(req, res, user);
-      },
-      addSignInOption: (option) => void signInOptions.push(option),
+    ctx.services.provide(webSignInRef, signInService);
+    ctx.services.provide(webPagesRef, {
+      pages: pageRoutes(pluginRouter, sessions, settings.maxFormBytes),
+      viewer: (req) => ({ user: viewerOf(req).user, csrfToken: viewerOf(req).csrfToken }),
+      send: (req, res, page) => sendPluginPage(renderer, req, res, page),
+      addSettingsTab: (tab) => void settingsTabs.push(tab),
+      addAdminUserFact: (fact) => void web.adminUserFacts.push(fact),
     });
     router.use(assets.router());
+    router.use(pluginRouter);
     authRoutes(web);
     markdownRoutes(web);
     // Before homeRoutes: `/admin` would otherwise be taken by `/:owner`, `/org/{org}/settings` by repository pages.

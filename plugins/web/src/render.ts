@@ -27,6 +27,7 @@ export class PageRenderer {
     private readonly assets: Assets,
     private readonly appName: () => string,
     private readonly registrationOpen: boolean,
+    private readonly settingsTabs: ReadonlyArray<{ href: string; label: string }> = [],
   ) {}
 
   kit(req: Request): PageKit {
@@ -36,6 +37,7 @@ export class PageRenderer {
       asset: (name) => this.assets.url(name),
       registrationOpen: this.registrationOpen,
       path: req.originalUrl,
+      settingsTabs: this.settingsTabs,
     };
   }
 

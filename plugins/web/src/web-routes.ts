@@ -6,7 +6,7 @@ import type { LoginThrottle } from './login-throttle';
 import { pageSessions, requireCsrf } from './page-session';
 import type { PageRenderer } from './render';
 import type { WebSettings } from './settings';
-import type { SignInOption } from './sign-in-service';
+import type { SignInOption, WebSignIn } from './sign-in-service';
 
 export type PageHandler = (req: Request, res: Response) => Promise<unknown> | unknown;
 
@@ -28,9 +28,13 @@ export interface WebRoutes {
   api: ForgeApi;
   pages: PageRoutes;
   sessions: ReturnType<typeof pageSessions>;
+  /** Sign-in with second factors (`webSignInRef`, as identity plugins use it). */
+  signIn: WebSignIn;
   throttle: LoginThrottle;
   renderer: PageRenderer;
   markdown: MarkdownRenderer;
+  /** Facts other plugins add to the admin's user page (`webPagesRef.addAdminUserFact`). */
+  adminUserFacts: Array<(userId: number) => Promise<string | null>>;
   /** Other ways to sign in, offered on the sign-in page (identity plugins add them through `webSignInRef`). */
   signInOptions(): Promise<SignInOption[]>;
 }

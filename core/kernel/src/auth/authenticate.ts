@@ -36,7 +36,9 @@ export function tapBuiltinAuth(hooks: KernelHooks, users: UserService, tokens: T
     const info = await hooks.auth.verifyPassword.promise({ login: username, password });
     const user = info ? await users.byId(info.id) : undefined;
     if (!user) throw ApiError.unauthorized('user name or password is incorrect');
-    return principalFor(users, user, 'basic', null, false);
+    const principal = principalFor(users, user, 'basic', null, false);
+    await hooks.auth.passwordAccepted.promise({ user: principal.user, headers: req.headers });
+    return principal;
   });
 
   // Local accounts answer last: identity plugins (e.g. LDAP) tap earlier and pass with undefined.

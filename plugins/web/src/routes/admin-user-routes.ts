@@ -194,13 +194,15 @@ function createRoutes(web: WebRoutes): void {
 
 function editRoutes(web: WebRoutes): void {
   const { api, pages, renderer } = web;
-  const render = (req: Request, res: Response, props: Omit<AdminEditUserProps, 'kit'>, status = 200) =>
-    renderer.send(res, h(AdminEditUserPage, { kit: renderer.kit(req), ...props }), status);
+  const render = async (req: Request, res: Response, props: Omit<AdminEditUserProps, 'kit' | 'facts'>, status = 200) => {
+    const facts = (await Promise.all(web.adminUserFacts.map((fact) => fact(props.user.id)))).filter((f): f is string => !!f);
+    renderer.send(res, h(AdminEditUserPage, { kit: renderer.kit(req), facts, ...props }), status);
+  };
   const back = (user: AdminUserJson, done: string) => `/admin/users/${user.id}?done=${done}`;
 
   const show = adminPage(async (req, res, viewer) => {
     const user = await userById(web, viewer, req.params.id);
-    render(req, res, { user, form: editFormOf(user), notice: NOTICES[String(req.query.done)] });
+    await render(req, res, { user, form: editFormOf(user), notice: NOTICES[String(req.query.done)] });
   });
   pages.get('/admin/users/:id', show);
   pages.get('/admin/users/:id/edit', show);
@@ -220,7 +222,7 @@ function editRoutes(web: WebRoutes): void {
       res.redirect(303, back(user, 'saved'));
     } catch (err) {
       if (!formRefusal(err)) throw err;
-      render(req, res, { user, form, error: err.message }, err.status);
+      await render(req, res, { user, form, error: err.message }, err.status);
     }
   };
   pages.post('/admin/users/:id', save);
@@ -235,7 +237,7 @@ function editRoutes(web: WebRoutes): void {
       res.redirect(303, back(user, 'renamed'));
     } catch (err) {
       if (!formRefusal(err)) throw err;
-      render(req, res, { user, form: editFormOf(user), renameError: err.message, newName }, err.status);
+      await render(req, res, { user, form: editFormOf(user), renameError: err.message, newName }, err.status);
     }
   });
 
@@ -251,7 +253,7 @@ function editRoutes(web: WebRoutes): void {
       res.redirect(303, '/admin/users?done=deleted');
     } catch (err) {
       if (!formRefusal(err)) throw err;
-      render(req, res, { user, form: editFormOf(user), deleteError: err.message }, err.status);
+      await render(req, res, { user, form: editFormOf(user), deleteError: err.message }, err.status);
     }
   });
 }

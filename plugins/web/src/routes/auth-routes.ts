@@ -45,9 +45,11 @@ export function authRoutes(web: WebRoutes): void {
       await throttle.recordFailure(login, address);
       return again(401, 'The user name or password is incorrect.');
     }
-    await throttle.recordSuccess(login);
-    await sessions.signIn(req, res, user);
-    res.redirect(303, redirectTo);
+    const next = await web.signIn.beginSignIn(req, res, user, redirectTo);
+    // With a second factor pending, the account's failures stand until it passes: the password
+    // alone must not reset the count of wrong codes.
+    if (!next.secondFactor) await throttle.recordSuccess(login);
+    res.redirect(303, next.location);
   });
 
   pages.post('/user/logout', async (req, res) => {

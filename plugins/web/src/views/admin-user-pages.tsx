@@ -215,6 +215,8 @@ export interface AdminEditUserProps {
   renameError?: string;
   newName?: string;
   deleteError?: string;
+  /** What other plugins say about the account (`webPagesRef.addAdminUserFact`), e.g. its two-factor state. */
+  facts?: string[];
 }
 
 function EditUserFields({ form }: { form: EditUserForm }) {
@@ -253,12 +255,15 @@ function EditUserFields({ form }: { form: EditUserForm }) {
 }
 
 export function AdminEditUserPage(props: AdminEditUserProps) {
-  const { kit, user, form, notice, error, renameError, newName, deleteError } = props;
+  const { kit, user, form, notice, error, renameError, newName, deleteError, facts = [] } = props;
   const base = `/admin/users/${user.id}`;
   return (
     <AdminShell kit={kit} tab="users" title={`Edit user account ${user.login}`}>
       <p class="meta">
         <a href={userHref(user.login)}>{user.login}</a> · ID {user.id} · created <When at={user.created} /> <Flags user={user} />
+        {facts.map((fact) => (
+          <span class="admin-user-fact"> · {fact}</span>
+        ))}
       </p>
       {notice && <Notice kind="success">{notice}</Notice>}
       <section class="wide-form">

@@ -12,6 +12,8 @@ export interface PageKit {
   registrationOpen: boolean;
   /** The path of the current page (for "sign in and come back" links). */
   path: string;
+  /** Tabs other plugins added to the user settings (`webPagesRef`). */
+  settingsTabs: ReadonlyArray<{ href: string; label: string }>;
 }
 
 /** The sign-in page, coming back to `path` afterwards. */

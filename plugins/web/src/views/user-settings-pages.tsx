@@ -5,7 +5,8 @@ import { Csrf, Layout, type PageKit } from './layout';
 import { Checkbox, TextField } from './org-admin-parts';
 import type { UserJson } from './home-pages';
 
-export type SettingsTab = 'profile' | 'account' | 'applications';
+/** The web plugin's own tabs; a plugin's tab (`webPagesRef`) is named by its href. */
+export type SettingsTab = 'profile' | 'account' | 'applications' | (string & {});
 
 const TABS: Array<{ tab: SettingsTab; href: string; label: string }> = [
   { tab: 'profile', href: '/user/settings', label: 'Profile' },
@@ -34,7 +35,7 @@ export function SettingsFrame({
       <section class="user-settings">
         <h1>Settings</h1>
         <nav class="tabs" aria-label="Settings">
-          {TABS.map((t) => (
+          {[...TABS, ...kit.settingsTabs.map((t) => ({ ...t, tab: t.href }))].map((t) => (
             <a href={t.href} aria-current={t.tab === tab ? 'page' : undefined}>
               {t.label}
             </a>
