@@ -71,8 +71,12 @@ export function normalizeScopes(requested: readonly string[]): string {
   return out.join(',');
 }
 
-/** A stored scope string as the set of every `level:category` it grants (levels expanded downwards). */
-export function expandScopes(stored: string): { granted: Set<string>; publicOnly: boolean } {
+/**
+ * A stored scope string as the set of every `level:category` it grants (levels expanded downwards).
+ * `writeImpliesDelete` (security.WRITE_SCOPE_IMPLIES_DELETE) lets `write:<category>` grant `delete:<category>` too,
+ * for clients written for Gitea 1.20, which has no delete level.
+ */
+export function expandScopes(stored: string, writeImpliesDelete = false): { granted: Set<string>; publicOnly: boolean } {
   const granted = new Set<string>();
   let publicOnly = false;
   for (const scope of stored.split(',').filter(Boolean)) {
@@ -83,6 +87,7 @@ export function expandScopes(stored: string): { granted: Set<string>; publicOnly
       const [level, category] = scope.split(':');
       const rank = SCOPE_LEVELS.indexOf(level as ScopeLevel);
       for (let i = 0; i <= rank; i++) granted.add(`${SCOPE_LEVELS[i]}:${category}`);
+      if (writeImpliesDelete && level === 'write') granted.add(`delete:${category}`);
     }
   }
   return { granted, publicOnly };
