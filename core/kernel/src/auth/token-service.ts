@@ -25,7 +25,7 @@ export class TokenService {
   ) {}
 
   async create(owner: UserRow, name: string, requestedScopes: string[]): Promise<{ row: AccessTokenRow; token: string }> {
-    const scope = normalizeScopes(requestedScopes);
+    const scope = normalizeScopes(requestedScopes, owner.is_admin);
     if (!owner.is_admin && /(^|,)(read|write|delete):admin(,|$)/.test(scope)) {
       throw ApiError.badRequest('the admin scope category is only available to site administrators');
     }
