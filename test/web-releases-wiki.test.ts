@@ -431,7 +431,7 @@ describe('wiki', () => {
     );
     expect(renamed.status).toBe(303);
     const location = renamed.headers.get('location')!;
-    expect(location).toBe('/owner/pub/wiki/.-User-Guide%20v2?saved=1');
+    expect(location).toBe('/owner/pub/wiki/User-Guide%20v2.-?saved=1');
     expect(textOf((await clients.writer.get(location)).html)).toContain('User-Guide v2');
     const legacy = await clients.writer.get('/owner/pub/wiki/Home/_history');
     expect(legacy.status).toBe(301);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiError, ZERO_ID, type GitPerson, type GitToolkit, type GitTreeEntry } from '@hearth/plugin-api';
-import { titleOfFile } from './wiki-names';
+import { findPageFile, titleOfFile } from './wiki-names';
 
 /**
  * The wiki's git repository: a bare repository beside the code, `<name>.wiki.git` (Gitea's
@@ -102,6 +102,15 @@ export class WikiStore {
       if (title !== null) pages.push({ ...e, title });
     }
     return pages;
+  }
+
+  /** The page that `titles` name (the first that exists, see findPageFile), or null. */
+  async findPage(wikiDir: string, commit: string, titles: readonly string[]): Promise<{ title: string; file: string } | null> {
+    const entries = await this.git.listTree(wikiDir, commit, '');
+    return findPageFile(
+      entries.filter((e) => e.type === 'blob').map((e) => e.name),
+      titles,
+    );
   }
 
   /** The blob of a root-tree file, or null. */
