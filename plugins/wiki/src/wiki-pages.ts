@@ -46,11 +46,7 @@ export class WikiPages {
     const { store } = this;
     const wikiDir = wikiDirOf(repository.gitDir);
     const commit = await store.requireCommit(wikiDir);
-    const [entry, sidebar, footer] = await Promise.all([
-      store.pageBlob(wikiDir, commit, file),
-      store.pageBlob(wikiDir, commit, fileOf(SIDEBAR)),
-      store.pageBlob(wikiDir, commit, fileOf(FOOTER)),
-    ]);
+    const [entry, sidebar, footer] = await store.pageBlobs(wikiDir, commit, [file, fileOf(SIDEBAR), fileOf(FOOTER)]);
     if (!entry) throw ApiError.notFound(`wiki page does not exist [title: ${title}]`);
     const history = await store.fileHistory(wikiDir, commit, file, 0, 1);
     const infos = await store.commitInfos(wikiDir, history.shas);

@@ -113,10 +113,10 @@ export class WikiStore {
     );
   }
 
-  /** The blob of a root-tree file, or null. */
-  async pageBlob(wikiDir: string, commit: string, file: string): Promise<GitTreeEntry | null> {
+  /** The blobs of root-tree files (null where missing), from one listing of the tree. */
+  async pageBlobs(wikiDir: string, commit: string, files: readonly string[]): Promise<Array<GitTreeEntry | null>> {
     const entries = await this.git.listTree(wikiDir, commit, '');
-    return entries.find((e) => e.name === file && e.type === 'blob') ?? null;
+    return files.map((file) => entries.find((e) => e.name === file && e.type === 'blob') ?? null);
   }
 
   async blobContent(wikiDir: string, sha: string): Promise<Buffer> {
