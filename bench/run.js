@@ -40,6 +40,7 @@ const BENCHMARKS = [
   'lfs',
   'activitypub',
   'two-factor',
+  'wiki-names',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

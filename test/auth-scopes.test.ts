@@ -266,9 +266,9 @@ describe('token management', () => {
     expect(none.body.message).toMatch(/must have a scope/);
     const empty = await server.api('POST', '/users/alice/tokens', { basic, body: { name: 'empty', scopes: [] } });
     expect(empty.status).toBe(400);
-    const bad = await server.api('POST', '/users/alice/tokens', { basic, body: { name: 'bad', scopes: ['repo'] } });
+    const bad = await server.api('POST', '/users/alice/tokens', { basic, body: { name: 'bad', scopes: ['repos'] } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toContain('"repo"');
+    expect(bad.body.message).toContain('"repos"');
     const adminScope = await server.api('POST', '/users/alice/tokens', { basic, body: { name: 'adm', scopes: ['read:admin'] } });
     expect(adminScope.status).toBe(400);
     expect(adminScope.body.message).toMatch(/site administrators/);

@@ -136,10 +136,14 @@ describe('managing branch protections', () => {
     expect((await server.api('DELETE', `${BP}/dev`, { token: aliceToken })).status).toBe(404);
   });
 
-  test('duplicates are 403, a plain rule for a missing branch 404, unknown users and teams 422; a glob needs no branch', async () => {
+  test('duplicates are 403, unknown users and teams 422; neither a glob nor a plain rule needs an existing branch', async () => {
     expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'release/*' } })).status).toBe(201);
     expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'release/*' } })).status).toBe(403);
-    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'no-such-branch' } })).status).toBe(404);
+    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'no-such-branch' } })).status).toBe(201);
+    expect((await server.api('DELETE', `${BP}/no-such-branch`, { token: aliceToken })).status).toBe(204);
+    const invalid = await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'bad..name' } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.message).toContain('invalid branch name');
     expect(
       (await server.api('POST', BP, { token: aliceToken, body: { branch_name: 'dev', push_whitelist_usernames: ['nobody'] } })).status,
     ).toBe(422);
@@ -292,5 +296,48 @@ describe('what a rule does', () => {
     expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/release/1.0/rc'], aliceDir)).status).toBe(0);
     const branch = await server.api('GET', '/repos/alice/guarded/branches/release/1.0/rc', { token: aliceToken });
     expect(branch.body).toMatchObject({ protected: false, user_can_push: true });
+  });
+});
+
+describe('rules for branches that do not exist yet', () => {
+  afterEach(async () => {
+    for (const rule of (await server.api('GET', BP, { token: aliceToken })).body as Array<{ rule_name: string }>) {
+      await server.api('DELETE', `${BP}/${encodeURIComponent(rule.rule_name)}`, { token: aliceToken });
+    }
+  });
+
+  test('a glob rule protects a branch pushed later: a real git push is refused, the API refuses creating it too', async () => {
+    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'release/*' } })).status).toBe(201);
+    const push = await commitAndPush(aliceDir, 'rel.txt', ['HEAD:refs/heads/release/1.0']);
+    expect(push.status).not.toBe(0);
+    expect(push.stderr).toContain('branch release/1.0 is protected');
+    expect((await server.api('GET', '/repos/alice/guarded/branches/release%2F1.0', { token: aliceToken })).status).toBe(404);
+    const viaApi = await server.api('POST', '/repos/alice/guarded/branches', {
+      token: aliceToken,
+      body: { new_branch_name: 'release/2.0', old_branch_name: 'main' },
+    });
+    expect(viaApi.status).toBe(403);
+    // `*` stays within a segment: release/1.0/x is not governed by release/*.
+    expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/release/1.0/x'], aliceDir)).status).toBe(0);
+  });
+
+  test('a plain rule for a branch not yet pushed governs it once pushed; an exact rule wins over a glob', async () => {
+    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'future' } })).status).toBe(201);
+    const refused = await commitAndPush(aliceDir, 'future.txt', ['HEAD:refs/heads/future']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('branch future is protected');
+    expect((await server.api('GET', '/repos/alice/guarded/branches/future', { token: aliceToken })).status).toBe(404);
+    expect((await server.api('DELETE', `${BP}/future`, { token: aliceToken })).status).toBe(204);
+    expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/future'], aliceDir)).status).toBe(0);
+    // The glob lets writers push; the exact rule for one branch under it does not.
+    const glob = await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'feat/**', enable_push: true } });
+    expect(glob.status).toBe(201);
+    expect((await server.api('POST', BP, { token: aliceToken, body: { rule_name: 'feat/locked' } })).status).toBe(201);
+    expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/feat/a/b'], aliceDir)).status).toBe(0);
+    const locked = await sandbox.git(['push', '-q', 'origin', 'HEAD:refs/heads/feat/locked'], aliceDir);
+    expect(locked.status).not.toBe(0);
+    expect(locked.stderr).toContain('branch feat/locked is protected');
+    const branch = await server.api('GET', '/repos/alice/guarded/branches/feat%2Fa%2Fb', { token: aliceToken });
+    expect(branch.body).toMatchObject({ name: 'feat/a/b', protected: true });
   });
 });

@@ -353,7 +353,7 @@ describe('attachment limits', () => {
   let token: string;
   let relId: number;
   beforeAll(async () => {
-    limited = await startServer({ attachment: { MAX_SIZE: 1, ALLOWED_TYPES: '.txt,image/*' } });
+    limited = await startServer({ attachment: { MAX_SIZE: 1 }, repository: { release: { ALLOWED_TYPES: '.txt,image/*' } } });
     const owner = await limited.user('owner');
     token = await limited.token(owner, ['write:repository']);
     await limited.api('POST', '/user/repos', { token, body: { name: 'r', auto_init: true } });

@@ -71,7 +71,8 @@ let v1: any;
 let draft: any;
 
 beforeAll(async () => {
-  server = await startServer();
+  // Release assets limited to a list (any type by default), so the page shows a refusal.
+  server = await startServer({ repository: { release: { ALLOWED_TYPES: '.txt,.zip' } } });
   for (const name of ['owner', 'writer', 'reader', 'stranger']) users[name] = await server.user(name);
   token = await server.token(users.owner, ['write:repository', 'read:user']);
   await must('POST', '/user/repos', { name: 'pub', auto_init: true, default_branch: 'main' });
@@ -306,7 +307,7 @@ describe('releases', () => {
     expect(asset).toMatchObject({ name: 'notes.txt', size: 19 });
     const download = await fetch(asset.browser_download_url);
     expect(Buffer.from(await download.arrayBuffer()).toString()).toBe('the bytes of a file');
-    // A file type the [attachment] settings refuse: the API's message on the edit page, nothing stored.
+    // A file type repository.release.ALLOWED_TYPES refuses: the API's message on the edit page, nothing stored.
     const refused = await uploadFile(clients.writer, uploadAction(edit.html), 'program.exe', 'MZ');
     expect(refused.status).toBe(422);
     expect(textOf(refused.html)).toContain('this file type is not allowed');
@@ -430,7 +431,7 @@ describe('wiki', () => {
     );
     expect(renamed.status).toBe(303);
     const location = renamed.headers.get('location')!;
-    expect(location).toBe('/owner/pub/wiki/.-User-Guide%20v2?saved=1');
+    expect(location).toBe('/owner/pub/wiki/User-Guide%20v2.-?saved=1');
     expect(textOf((await clients.writer.get(location)).html)).toContain('User-Guide v2');
     const legacy = await clients.writer.get('/owner/pub/wiki/Home/_history');
     expect(legacy.status).toBe(301);

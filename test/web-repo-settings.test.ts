@@ -354,10 +354,10 @@ describe('branch protection', () => {
     await owner.post('/alice/proj/settings/branches/edit', { original_rule_name: 'main', rule_name: 'main', enable_push: 'none' });
     expect(await api('GET', '/repos/alice/proj/branch_protections/main')).toMatchObject({ enable_push: false, required_approvals: 0 });
 
-    const refused = await owner.post('/alice/proj/settings/branches/edit', { rule_name: 'no-such-branch', enable_push: 'all' });
-    expect(refused.status).toBe(404);
-    expect(textOf(refused.html)).toContain('branch does not exist [branch: no-such-branch]');
-    expect(refused.html).toContain('value="no-such-branch"');
+    const refused = await owner.post('/alice/proj/settings/branches/edit', { rule_name: 'bad..name', enable_push: 'all' });
+    expect(refused.status).toBe(422);
+    expect(textOf(refused.html)).toContain('invalid branch name for a protection rule [rule_name: bad..name]');
+    expect(refused.html).toContain('value="bad..name"');
 
     const xss = '<img src=x onerror=alert(1)>*';
     expect((await owner.post('/alice/proj/settings/branches/edit', { rule_name: xss, enable_push: 'all' })).status).toBe(303);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
 import { moveWiki, removeWiki, wikiDirOf } from '../plugins/wiki/src/wiki-store';
-import { fileOf, subUrlOf, titleFromParam, titleOfFile } from '../plugins/wiki/src/wiki-names';
+import { fileOf, subUrlOf, titleFromParam, titleOfFile, titlesFromParam } from '../plugins/wiki/src/wiki-names';
 
 let server: TestServer;
 let alice: { name: string; password: string; id: number };
@@ -184,8 +184,12 @@ describe('wiki pages through the API', () => {
 describe('page names', () => {
   test('mapping functions: spaces ↔ dashes, dash marker, percent escapes, legacy %2F', () => {
     expect(fileOf('Some Page')).toBe('Some-Page.md');
-    expect(fileOf('a-b c')).toBe('.-a-b c.md');
-    expect(subUrlOf('a-b c')).toBe('.-a-b%20c');
+    expect(fileOf('a-b c')).toBe('a-b c.-.md');
+    expect(subUrlOf('a-b c')).toBe('a-b%20c.-');
+    expect(titleOfFile('2000-01-02 meeting.-.md')).toBe('2000-01-02 meeting'); // Gitea 1.20's file
+    expect(titleOfFile('.-a-b c.md')).toBe('a-b c'); // an earlier Hearth's prefix marker
+    expect(titlesFromParam('a-b c')).toEqual(['a b c', 'a-b c']);
+    expect(titlesFromParam('a-b%20c.-')[0]).toBe('a-b c');
     expect(fileOf('What?')).toBe('What%3F.md');
     expect(fileOf('C++')).toBe('C++.md');
     for (const t of ['Some Page', 'a-b c', '-', 'What? 100%', 'café', 'x.md', '.-odd', 'A/B', 'C++']) {
@@ -206,22 +210,61 @@ describe('page names', () => {
     expect((await getPage('names', 'Getting%20Started')).body.title).toBe('Getting Started');
   });
 
-  test('dashes in titles are allowed and round-trip (Gitea 1.20 dash marker ".-")', async () => {
+  test('dashes in titles are allowed and round-trip (Gitea 1.20 dash marker suffix ".-")', async () => {
     const res = await newPage('names', { title: 'how-to use it', content_base64: b64('dash') });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ title: 'how-to use it', sub_url: '.-how-to%20use%20it' });
-    expect(await lsFiles('names')).toContain('.-how-to use it.md');
+    expect(res.body).toMatchObject({ title: 'how-to use it', sub_url: 'how-to%20use%20it.-' });
+    expect(await lsFiles('names')).toContain('how-to use it.-.md');
     const read = await getPage('names', res.body.sub_url);
     expect(read.status).toBe(200);
     expect(read.body.title).toBe('how-to use it');
     // The same title without the dash is another page.
     expect((await newPage('names', { title: 'how to use it', content_base64: b64('spaces') })).status).toBe(201);
     expect(unb64((await getPage('names', 'how-to-use-it')).body.content_base64)).toBe('spaces');
-    expect(unb64((await getPage('names', encodeURIComponent('.-how-to use it'))).body.content_base64)).toBe('dash');
+    expect(unb64((await getPage('names', encodeURIComponent('how-to use it.-'))).body.content_base64)).toBe('dash');
     const titles = (await server.api('GET', '/repos/alice/names/wiki/pages', { token: aliceToken })).body.map(
       (p: { title: string }) => p.title,
     );
     expect(titles).toEqual(expect.arrayContaining(['how-to use it', 'how to use it']));
+  });
+
+  test('a page whose title has dashes is read back, edited and deleted by that title', async () => {
+    const res = await newPage('names', { title: 'a-b c', content_base64: b64('abc') });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ title: 'a-b c', sub_url: 'a-b%20c.-' });
+    const byTitle = await getPage('names', encodeURIComponent('a-b c'));
+    expect(byTitle.status).toBe(200);
+    expect(byTitle.body).toMatchObject({ title: 'a-b c', sub_url: 'a-b%20c.-' });
+    expect(unb64(byTitle.body.content_base64)).toBe('abc');
+    expect((await getPage('names', encodeURIComponent('a-b c.-'))).body.title).toBe('a-b c');
+    const revisions = await server.api('GET', `/repos/alice/names/wiki/revisions/${encodeURIComponent('a-b c')}`, { token: aliceToken });
+    expect(revisions.status).toBe(200);
+    expect(revisions.body.count).toBe(1);
+    const edited = await server.api('PATCH', `/repos/alice/names/wiki/page/${encodeURIComponent('a-b c')}`, {
+      token: aliceToken,
+      body: { content_base64: b64('abc 2') },
+    });
+    expect(edited.status).toBe(200);
+    expect(unb64(edited.body.content_base64)).toBe('abc 2');
+    // A page whose web path reads as that name comes first: `x-y` is the page `x y` when it exists.
+    expect((await newPage('names', { title: 'x y', content_base64: b64('spaces') })).status).toBe(201);
+    expect((await newPage('names', { title: 'x-y', content_base64: b64('dash') })).status).toBe(201);
+    expect(unb64((await getPage('names', 'x-y')).body.content_base64)).toBe('spaces');
+    expect(unb64((await getPage('names', 'x-y.-')).body.content_base64)).toBe('dash');
+    expect((await server.api('DELETE', `/repos/alice/names/wiki/page/${encodeURIComponent('a-b c')}`, { token: aliceToken })).status).toBe(
+      204,
+    );
+    expect(await lsFiles('names')).not.toContain('a-b c.-.md');
+    expect((await getPage('names', encodeURIComponent('a-b c'))).status).toBe(404);
+  });
+
+  test('leading spaces before a dashed title: trimmed, never a 500', async () => {
+    const res = await newPage('names', { title: '  -lead-in x', content_base64: b64('x') });
+    expect(res.status).toBe(201);
+    expect(res.body.title).toBe('-lead-in x');
+    expect((await getPage('names', encodeURIComponent('  -lead-in x'))).status).toBe(200);
+    expect((await getPage('names', encodeURIComponent('  -lead-in x.-'))).status).toBe(200);
+    expect((await getPage('names', encodeURIComponent('  -nothing'))).status).toBe(404);
   });
 
   test('leading and trailing spaces are trimmed, never a 500', async () => {
@@ -268,6 +311,8 @@ describe('page names', () => {
     fs.mkdirSync(path.join(work, 'sub'));
     fs.writeFileSync(path.join(work, 'sub', 'Nested.md'), 'nested');
     fs.writeFileSync(path.join(work, 'image.png'), 'png');
+    fs.writeFileSync(path.join(work, '2000-01-02 meeting.-.md'), 'from gitea');
+    fs.writeFileSync(path.join(work, '.-old-style page.md'), 'from an earlier hearth');
     expect((await sandbox.git(['add', '.'], work)).status).toBe(0);
     expect((await sandbox.git(['commit', '-q', '-m', 'legacy page'], work)).status).toBe(0);
     expect((await sandbox.git(['push', '-q', 'origin', 'HEAD:main'], work)).status).toBe(0);
@@ -277,6 +322,12 @@ describe('page names', () => {
     expect(legacy).toMatchObject({ sub_url: 'A%2FB', last_commit: { message: 'legacy page\n', author: { name: 'Tester' } } });
     expect(list.body.map((p: { title: string }) => p.title)).not.toContain('Nested');
     expect(list.body.map((p: { title: string }) => p.title)).not.toContain('image.png');
+    expect(list.body.find((p: { title: string }) => p.title === '2000-01-02 meeting')).toMatchObject({ sub_url: '2000-01-02%20meeting.-' });
+    expect(unb64((await getPage('names', encodeURIComponent('2000-01-02 meeting'))).body.content_base64)).toBe('from gitea');
+    expect(unb64((await getPage('names', encodeURIComponent('2000-01-02 meeting.-'))).body.content_base64)).toBe('from gitea');
+    const oldStyle = await getPage('names', encodeURIComponent('old-style page'));
+    expect(oldStyle.body).toMatchObject({ title: 'old-style page', sub_url: 'old-style%20page.-' });
+    expect(unb64(oldStyle.body.content_base64)).toBe('from an earlier hearth');
     const read = await getPage('names', 'A%2FB');
     expect(read.status).toBe(200);
     expect(unb64(read.body.content_base64)).toBe('legacy');

@@ -140,7 +140,7 @@ export class Hearth {
     this.hooks = createHooks(log);
     const credentials = new CredentialCache<ResolvedToken>();
     this.users = new UserService(db, this.hooks, config, credentials);
-    this.tokens = new TokenService(db, credentials);
+    this.tokens = new TokenService(db, credentials, config.security.WRITE_SCOPE_IMPLIES_DELETE);
     this.repos = new RepoService(db, this.hooks, config, this.users);
     for (const unit of unservedUnits(config, plugins)) this.repos.unservedUnits.add(unit);
     tapFollowers(this.hooks, db);

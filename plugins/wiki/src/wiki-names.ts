@@ -3,16 +3,18 @@ import { ApiError } from '@hearth/plugin-api';
 /**
  * Wiki page names, as Gitea 1.20 maps them (services/wiki/wiki_path.go):
  *
- * - title  — what people read: `Some Page`, `a-b`, `A/B` (legacy);
- * - sub_url (Gitea's "web path") — what URLs carry: `Some-Page`, `.-a-b`, `A%2FB`;
- * - file   — the blob in the wiki's root tree: `Some-Page.md`, `.-a-b.md`, `A%2FB.md`.
+ * - title  — what people read: `Some Page`, `a-b c`, `A/B` (legacy);
+ * - sub_url (Gitea's "web path") — what URLs carry: `Some-Page`, `a-b%20c.-`, `A%2FB`;
+ * - file   — the blob in the wiki's root tree: `Some-Page.md`, `a-b c.-.md`, `A%2FB.md`.
  *
  * A title without a dash stores its spaces as dashes. A title WITH a dash cannot do that (the
- * dash would read back as a space), so it gets Gitea's "dash marker" prefix `.-` and keeps its
- * spaces: `a-b c` ↔ `.-a-b c.md` ↔ sub_url `.-a-b%20c`. Every other character outside
+ * dash would read back as a space), so it gets Gitea's "dash marker" suffix `.-` and keeps its
+ * spaces: `a-b c` ↔ `a-b c.-.md` ↔ sub_url `a-b%20c.-`. Every other character outside
  * `A-Za-z0-9-_.~$&+:=@` (and the space) is percent-escaped in the file name like Go's
  * url.PathEscape, so a legacy `/` becomes `%2F` and nothing ever names a sub-directory.
- * One deviation: Gitea turns `+` in a file name into a space; Hearth keeps `+` (`C++` ↔ `C++.md`).
+ * Deviations: Gitea turns `+` in a file name into a space, Hearth keeps `+` (`C++` ↔ `C++.md`);
+ * files an earlier Hearth wrote with the marker as a prefix (`.-a-b c.md`) still read as `a-b c`.
+ * A page is also found by its title as written (`/wiki/page/a-b c`), when no page has that web path.
  */
 
 /** Pages with a meaning of their own: shown around every page (sidebar, footer) and the default page. */
@@ -58,14 +60,19 @@ function pathUnescape(s: string): string | null {
   }
 }
 
-/** Gitea's escapeSegToWeb without the final escaping: the dash marker, or spaces as dashes. */
+/** Gitea's escapeSegToWeb without the final escaping: the dash marker suffix, or spaces as dashes. */
 function marked(title: string): string {
-  return title.includes('-') || title.endsWith('.md') ? DASH_MARKER + title : title.replace(/ /g, '-');
+  return title.includes('-') || title.endsWith('.md') ? title + DASH_MARKER : title.replace(/ /g, '-');
 }
 
-/** A marked segment back to a title (Gitea's unescapeSegment before unescaping). */
+/**
+ * A marked segment back to a title (Gitea's unescapeSegment before unescaping). A leading marker
+ * without the trailing one is how an earlier Hearth marked dashes: read the same way.
+ */
 function unmarked(segment: string): string {
-  return segment.startsWith(DASH_MARKER) ? segment.slice(DASH_MARKER.length) : segment.replace(/-/g, ' ');
+  if (segment.endsWith(DASH_MARKER) && segment.length > DASH_MARKER.length) return segment.slice(0, -DASH_MARKER.length);
+  if (segment.startsWith(DASH_MARKER)) return segment.slice(DASH_MARKER.length);
+  return segment.replace(/-/g, ' ');
 }
 
 /**
@@ -92,7 +99,7 @@ function checkTitle(title: string): void {
 }
 
 /**
- * The `{pageName}` of a URL (decoded once by the router) → the title. It is a sub_url: a leading
+ * The `{pageName}` of a URL (decoded once by the router) → the title. It is a sub_url: a trailing
  * `.-` keeps dashes, otherwise dashes are spaces; a remaining %XX escape is decoded once more, as
  * Gitea does, so both `/wiki/page/A%2FB` and a client that escaped the sub_url again
  * (`/wiki/page/A%252FB`) reach the legacy page `A/B`. Surrounding spaces are dropped.
@@ -103,6 +110,18 @@ export function titleFromParam(param: string): string {
   if (!title) throw ApiError.notFound('wiki page does not exist');
   checkTitle(title);
   return title;
+}
+
+/**
+ * The titles a `{pageName}` may mean, in the order they are tried: the web path's title
+ * (titleFromParam), then the name taken as the title itself — so a page created as `a-b c` is
+ * found at `/wiki/page/a-b c` too, as clients that read pages back by title expect.
+ */
+export function titlesFromParam(param: string): string[] {
+  const titles = [titleFromParam(param)];
+  const literal = (pathUnescape(param) ?? param).trim();
+  if (literal && !titles.includes(literal) && !/[\x00-\x1f\x7f]/.test(literal) && !literal.includes('..')) titles.push(literal);
+  return titles;
 }
 
 /** Gitea's sub_url (web path) of a title: `Some-Page`, `.-a-b`, `A%2FB`. */
@@ -120,4 +139,18 @@ export function titleOfFile(name: string): string | null {
   if (!name.endsWith('.md') || name.length === 3 || name.includes('/')) return null;
   const title = pathUnescape(unmarked(name.slice(0, -3)));
   return title && title.trim() ? title : null;
+}
+
+/**
+ * The root-tree file holding the first of `titles` that has a page: its own file name (fileOf),
+ * else a file whose name reads as that title (a legacy spelling, such as an earlier Hearth's prefix marker).
+ */
+export function findPageFile(fileNames: readonly string[], titles: readonly string[]): { title: string; file: string } | null {
+  const names = new Set(fileNames);
+  for (const title of titles) {
+    if (names.has(fileOf(title))) return { title, file: fileOf(title) };
+    const legacy = fileNames.find((name) => titleOfFile(name) === title);
+    if (legacy) return { title, file: legacy };
+  }
+  return null;
 }

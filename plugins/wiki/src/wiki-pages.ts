@@ -1,5 +1,5 @@
 import { ApiError, type GitPerson, type PluginContext, type Principal, type RepositoryTarget } from '@hearth/plugin-api';
-import { FOOTER, SIDEBAR, fileOf, subUrlOf } from './wiki-names';
+import { FOOTER, SIDEBAR, fileOf, subUrlOf, titlesFromParam } from './wiki-names';
 import { wikiDirOf, type WikiCommitInfo, type WikiStore } from './wiki-store';
 
 /** The wiki as the API shows it: Gitea's WikiPage and WikiPageMetaData JSON, authors, webhooks. */
@@ -29,17 +29,24 @@ export class WikiPages {
     return { title, html_url: htmlBase + subUrl, sub_url: subUrl, last_commit: this.commitJson(last) };
   }
 
-  /** Gitea's WikiPage of the page `title` at the wiki's current commit; 404 when it does not exist. */
-  async page(repository: RepositoryTarget, title: string) {
+  /**
+   * The page a `{pageName}` names (its web path, else its title as written, see titlesFromParam) at
+   * the wiki's current commit; 404 when none exists.
+   */
+  async locate(repository: RepositoryTarget, pageName: string): Promise<{ title: string; file: string }> {
+    const titles = titlesFromParam(pageName);
+    const wikiDir = wikiDirOf(repository.gitDir);
+    const found = await this.store.findPage(wikiDir, await this.store.requireCommit(wikiDir), titles);
+    if (!found) throw ApiError.notFound(`wiki page does not exist [title: ${titles[0]}]`);
+    return found;
+  }
+
+  /** Gitea's WikiPage of the page `title` (in `file`, by default its own) at the wiki's current commit; 404 when it does not exist. */
+  async page(repository: RepositoryTarget, title: string, file = fileOf(title)) {
     const { store } = this;
     const wikiDir = wikiDirOf(repository.gitDir);
     const commit = await store.requireCommit(wikiDir);
-    const file = fileOf(title);
-    const [entry, sidebar, footer] = await Promise.all([
-      store.pageBlob(wikiDir, commit, file),
-      store.pageBlob(wikiDir, commit, fileOf(SIDEBAR)),
-      store.pageBlob(wikiDir, commit, fileOf(FOOTER)),
-    ]);
+    const [entry, sidebar, footer] = await store.pageBlobs(wikiDir, commit, [file, fileOf(SIDEBAR), fileOf(FOOTER)]);
     if (!entry) throw ApiError.notFound(`wiki page does not exist [title: ${title}]`);
     const history = await store.fileHistory(wikiDir, commit, file, 0, 1);
     const infos = await store.commitInfos(wikiDir, history.shas);

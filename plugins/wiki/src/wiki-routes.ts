@@ -11,7 +11,7 @@ import {
   type PluginContext,
   type RepositoryTarget,
 } from '@hearth/plugin-api';
-import { fileOf, titleFromParam, validTitle } from './wiki-names';
+import { fileOf, validTitle } from './wiki-names';
 import { wikiDirOf } from './wiki-store';
 import type { WikiPages } from './wiki-pages';
 
@@ -85,7 +85,8 @@ function readOperations(ctx: PluginContext, wiki: WikiPages): ApiOperation[] {
       responses: { 200: 'WikiPage', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);
-        return ok(await wiki.page(resolved, titleFromParam(req.params.pageName)));
+        const { title, file } = await wiki.locate(resolved, req.params.pageName);
+        return ok(await wiki.page(resolved, title, file));
       },
     },
     {
@@ -101,11 +102,9 @@ function readOperations(ctx: PluginContext, wiki: WikiPages): ApiOperation[] {
       responses: { 200: 'WikiCommitList', 404: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);
-        const title = titleFromParam(req.params.pageName);
+        const { file } = await wiki.locate(resolved, req.params.pageName);
         const wikiDir = wikiDirOf(resolved.gitDir);
         const commit = await store.requireCommit(wikiDir);
-        const file = fileOf(title);
-        if (!(await store.pageBlob(wikiDir, commit, file))) throw ApiError.notFound(`wiki page does not exist [title: ${title}]`);
         const { shas, count } = await store.fileHistory(wikiDir, commit, file, req.paging.offset, req.paging.limit);
         const infos = await store.commitInfos(wikiDir, shas);
         const res = ok({ commits: shas.map((s) => wiki.commitJson(infos.get(s))), count });
@@ -164,13 +163,11 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
       responses: { 200: 'WikiPage', 400: 'APIError', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<WikiOptions, unknown, PageParams>) => {
         const resolved = repoOf(req);
-        const oldTitle = titleFromParam(req.params.pageName);
-        // An empty or absent title keeps the name; a new one renames the page (in the same commit).
+        const { title: oldTitle, file: oldFile } = await wiki.locate(resolved, req.params.pageName);
+        // An empty or absent title keeps the name (and the file); a new one renames the page (in the same commit).
         const newTitle = req.body.title?.trim() ? validTitle(req.body.title) : oldTitle;
-        const oldFile = fileOf(oldTitle);
-        const newFile = fileOf(newTitle);
+        const newFile = newTitle === oldTitle ? oldFile : fileOf(newTitle);
         const wikiDir = wikiDirOf(resolved.gitDir);
-        await store.requireCommit(wikiDir);
         const given = req.body.content_base64 === undefined ? null : decodeBase64(req.body.content_base64, newFile);
         const message = req.body.message?.trim() || `Update '${newTitle}'`;
         await store.commitChange(wikiDir, wiki.defaultBranch(), {
@@ -186,7 +183,7 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
           },
         });
         await wiki.announce(resolved, 'edited', newTitle, message, req.principal!);
-        return ok(await wiki.page(resolved, newTitle));
+        return ok(await wiki.page(resolved, newTitle, newFile));
       },
     },
     {
@@ -201,10 +198,8 @@ function writeOperations(wiki: WikiPages): ApiOperation[] {
       responses: { 204: 'no content', 403: 'APIError', 404: 'APIError', 409: 'APIError' },
       handler: async (req: ApiRequest<unknown, unknown, PageParams>) => {
         const resolved = repoOf(req);
-        const title = titleFromParam(req.params.pageName);
-        const file = fileOf(title);
+        const { title, file } = await wiki.locate(resolved, req.params.pageName);
         const wikiDir = wikiDirOf(resolved.gitDir);
-        await store.requireCommit(wikiDir);
         await store.commitChange(wikiDir, wiki.defaultBranch(), {
           message: `Delete '${title}'`,
           author: await wiki.authorOf(req.principal!),

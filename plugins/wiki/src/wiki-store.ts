@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiError, ZERO_ID, type GitPerson, type GitToolkit, type GitTreeEntry } from '@hearth/plugin-api';
-import { titleOfFile } from './wiki-names';
+import { findPageFile, titleOfFile } from './wiki-names';
 
 /**
  * The wiki's git repository: a bare repository beside the code, `<name>.wiki.git` (Gitea's
@@ -104,10 +104,19 @@ export class WikiStore {
     return pages;
   }
 
-  /** The blob of a root-tree file, or null. */
-  async pageBlob(wikiDir: string, commit: string, file: string): Promise<GitTreeEntry | null> {
+  /** The page that `titles` name (the first that exists, see findPageFile), or null. */
+  async findPage(wikiDir: string, commit: string, titles: readonly string[]): Promise<{ title: string; file: string } | null> {
     const entries = await this.git.listTree(wikiDir, commit, '');
-    return entries.find((e) => e.name === file && e.type === 'blob') ?? null;
+    return findPageFile(
+      entries.filter((e) => e.type === 'blob').map((e) => e.name),
+      titles,
+    );
+  }
+
+  /** The blobs of root-tree files (null where missing), from one listing of the tree. */
+  async pageBlobs(wikiDir: string, commit: string, files: readonly string[]): Promise<Array<GitTreeEntry | null>> {
+    const entries = await this.git.listTree(wikiDir, commit, '');
+    return files.map((file) => entries.find((e) => e.name === file && e.type === 'blob') ?? null);
   }
 
   async blobContent(wikiDir: string, sha: string): Promise<Buffer> {

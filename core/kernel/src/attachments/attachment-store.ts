@@ -30,6 +30,11 @@ export function attachmentSettings(config: HearthConfig): AttachmentSettings {
   return { ENABLED: s.ENABLED ?? true, MAX_SIZE: s.MAX_SIZE ?? 4, ALLOWED_TYPES: s.ALLOWED_TYPES ?? '', MAX_FILES: s.MAX_FILES ?? 5 };
 }
 
+/** `repository.release.ALLOWED_TYPES`: what release assets may be; empty allows every type. */
+export function releaseAllowedTypes(config: HearthConfig): string {
+  return (config.repository?.release?.ALLOWED_TYPES as string | undefined) ?? '';
+}
+
 export interface AttachmentRow {
   id: number;
   uuid: string;
@@ -199,11 +204,15 @@ export class AttachmentStore {
       throw new ApiError(413, `attachment too large: the limit is ${MAX_SIZE} MB (attachment.MAX_SIZE)`);
     }
     if (target.name !== undefined) cleanFileName(target.name);
+    // Release assets have their own list, empty (any type) by default, as Gitea's [repository.release].
+    const [allowed, allowedKey] = target.releaseId
+      ? [releaseAllowedTypes(this.config), 'repository.release.ALLOWED_TYPES']
+      : [ALLOWED_TYPES, 'attachment.ALLOWED_TYPES'];
     const handle = async (file: Readable, info: busboy.FileInfo): Promise<AttachmentRow> => {
       const name = cleanFileName(target.name || info.filename || '');
-      if (!isAllowedType(ALLOWED_TYPES, name, info.mimeType || 'application/octet-stream')) {
+      if (!isAllowedType(allowed, name, info.mimeType || 'application/octet-stream')) {
         file.resume();
-        throw ApiError.unprocessable(`this file type is not allowed [name: ${name}, type: ${info.mimeType}] (attachment.ALLOWED_TYPES)`);
+        throw ApiError.unprocessable(`this file type is not allowed [name: ${name}, type: ${info.mimeType}] (${allowedKey})`);
       }
       let staged;
       try {

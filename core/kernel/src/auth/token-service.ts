@@ -20,10 +20,12 @@ export class TokenService {
     private readonly db: Knex,
     /** Shared with the user service, which clears it when a user changes. */
     private readonly cache: CredentialCache<ResolvedToken>,
+    /** security.WRITE_SCOPE_IMPLIES_DELETE: `write:<category>` grants `delete:<category>` too. */
+    private readonly writeImpliesDelete = false,
   ) {}
 
   async create(owner: UserRow, name: string, requestedScopes: string[]): Promise<{ row: AccessTokenRow; token: string }> {
-    const scope = normalizeScopes(requestedScopes);
+    const scope = normalizeScopes(requestedScopes, owner.is_admin);
     if (!owner.is_admin && /(^|,)(read|write|delete):admin(,|$)/.test(scope)) {
       throw ApiError.badRequest('the admin scope category is only available to site administrators');
     }
@@ -80,7 +82,7 @@ export class TokenService {
       .first('u.*', 't.id as token_id', 't.scope as token_scope');
     if (!found) return null;
     const { token_id: tokenId, token_scope: scope, ...user } = found;
-    const resolved: ResolvedToken = { tokenId, ...expandScopes(scope), user: UserRow.fromDatabaseJson(user) };
+    const resolved: ResolvedToken = { tokenId, ...expandScopes(scope, this.writeImpliesDelete), user: UserRow.fromDatabaseJson(user) };
     this.cache.set(hash, resolved);
     return resolved;
   }

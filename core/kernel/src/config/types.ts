@@ -10,7 +10,7 @@ export interface HearthConfig {
   };
   database: { URL: string; POOL_MAX: number };
   log: { LEVEL: string; REQUESTS: boolean };
-  security: { MIN_PASSWORD_LENGTH: number; SCRYPT_COST: number; SECRET_KEY: string };
+  security: { MIN_PASSWORD_LENGTH: number; SCRYPT_COST: number; SECRET_KEY: string; WRITE_SCOPE_IMPLIES_DELETE: boolean };
   service: {
     DEFAULT_KEEP_EMAIL_PRIVATE: boolean;
     NO_REPLY_ADDRESS: string;

@@ -179,5 +179,6 @@ function ghostUser(root: string): Record<string, unknown> {
     followers_count: 0,
     following_count: 0,
     starred_repos_count: 0,
+    username: 'Ghost',
   };
 }

@@ -13,7 +13,6 @@ import {
 } from '@hearth/plugin-api';
 import { repoOf } from '../access/operation-access';
 import type { KernelServices } from '../kernel-services';
-import { readRef } from '../repos/git-data-git';
 import { isValidRefName } from '../repos/names';
 import type { ResolvedRepo } from '../repos/repo-service';
 import { deleteRule, insertRule, isGlobRule, listRules, ruleByName, updateRule, type ProtectedBranchRow } from './branch-protection-store';
@@ -74,10 +73,10 @@ export function branchProtectionOperations(deps: KernelServices): ApiOperation[]
         const r = repoOf(req);
         const name = (req.body.rule_name || req.body.branch_name || '').trim();
         if (!name) throw ApiError.unprocessable('rule_name (or branch_name) is required');
-        if (!isGlobRule(name)) {
-          // A plain rule protects one branch, which must exist (as Gitea).
-          const ref = isValidRefName(name) ? await readRef(r.gitDir, `refs/heads/${name}`) : null;
-          if (!ref) throw ApiError.notFound(`branch does not exist [branch: ${name}]`);
+        // A plain rule protects one branch, which need not exist yet (Gitea 1.20): it applies once it is
+        // pushed or created. A name git could never give a branch is refused.
+        if (!isGlobRule(name) && !isValidRefName(name)) {
+          throw ApiError.unprocessable(`invalid branch name for a protection rule [rule_name: ${name}]`);
         }
         if (await ruleByName(db, r.repo.id, name)) throw ApiError.forbidden(`Branch protection already exist [rule_name: ${name}]`);
         const rule = await insertRule(db, r.repo.id, name, { ...EMPTY_RULE, ...(await ruleFieldsOf(deps, r, req.body)) });

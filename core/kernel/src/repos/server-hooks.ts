@@ -3,7 +3,8 @@ import path from 'node:path';
 import { ZERO_ID } from './git';
 
 /**
- * The server-side hooks of every repository. pre-receive refuses deleting the default branch,
+ * The server-side hooks of every repository. pre-receive refuses deleting a ref when the pusher's
+ * token lacks delete:repository (HEARTH_DELETE_REFUSED, the reason), deleting the default branch,
  * writing the server's own refs (refs/pull/*, refs/hearth/*), and what protected branches forbid
  * the pusher (HEARTH_REF_RULES: the transport asks protection/ref-protection.ts) —
  * git shows the message to the pusher; post-receive hands the applied ref updates to the
@@ -43,6 +44,10 @@ default=$(git symbolic-ref -q HEAD)
 updates=$(cat)
 printf '%s\\n' "$updates" | {
   while read old new ref; do
+    if [ "$new" = "${ZERO_ID}" ] && [ -n "$HEARTH_DELETE_REFUSED" ]; then
+      echo "hearth: cannot delete $ref: $HEARTH_DELETE_REFUSED" >&2
+      exit 1
+    fi
     if [ "$ref" = "$default" ] && [ "$new" = "${ZERO_ID}" ]; then
       echo "hearth: refusing to delete the default branch \${ref#refs/heads/}; make another branch the default first" >&2
       exit 1

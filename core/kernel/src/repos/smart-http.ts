@@ -51,12 +51,14 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
         throw new ApiError(415, `expected Content-Type application/x-${service}-request`);
       }
       const target = await authorize(deps, req, res, service);
+      const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
       const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
       const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
       if (pushLog) ensureCurrentHooks(target.gitDir);
+      // Deleting a branch or tag is a delete, as an API DELETE is: it needs delete:repository.
+      if (pushLog && pusher && !grants(pusher.scopes, 'repository', 'delete')) env.HEARTH_DELETE_REFUSED = DELETE_SCOPE_MISSING;
       if (pushLog && !target.attached) {
         // What protected branches allow this pusher, for the pre-receive hook.
-        const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
         const rules = await pushRulesEnv(deps.repos, target.repo, pusher);
         if (rules) env.HEARTH_REF_RULES = rules;
       }
@@ -69,7 +71,7 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
         await streamChild(child, body, res, deps.log, { end: !pushLog });
       } finally {
         if (pushLog) {
-          await afterPush(deps, target, pushLog, (req as Request & { principal?: Principal | null }).principal ?? null);
+          await afterPush(deps, target, pushLog, pusher);
           res.end();
         }
       }
@@ -164,6 +166,9 @@ function capabilitiesV2(gitDir: string, protocol: string): Promise<Buffer> {
   }
   return cached;
 }
+
+const DELETE_SCOPE_MISSING =
+  'token does not have at least one of required scope(s): [delete:repository] (pushes that create or update refs need write:repository)';
 
 const NO_CACHE = { 'Cache-Control': 'no-cache, max-age=0, must-revalidate', Expires: 'Fri, 01 Jan 1980 00:00:00 GMT', Pragma: 'no-cache' };
 

@@ -153,6 +153,8 @@ export class UserService {
       followers_count: 0,
       following_count: 0,
       starred_repos_count: 0,
+      // Gitea 1.20 repeats `login` as `username` for clients written against older releases.
+      username: row.name,
     };
   }
 

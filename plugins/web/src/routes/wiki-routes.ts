@@ -202,6 +202,7 @@ function wikiPages(web: WebRoutes) {
 
 /** A page name from a URL, as the title the API would read it (`Some-Page` → `Some Page`), for the "does not exist" page. */
 function titleGuess(name: string): string {
+  if (name.endsWith('.-') && name.length > 2) return name.slice(0, -2);
   return name.startsWith('.-') ? name.slice(2) : name.replace(/-/g, ' ');
 }
 
