@@ -364,3 +364,67 @@ describe('notifications', () => {
     expect(pinned.body).toEqual([]);
   });
 });
+
+describe('password change', () => {
+  test('the current password is required; a change keeps this session and signs the other browsers out', async () => {
+    const dora = await server.user('settings-dora');
+    const here = await signedIn(dora);
+    const elsewhere = await signedIn(dora);
+    const page = textOf((await here.get('/user/settings/account')).html);
+    expect(page).toContain('Current password');
+    expect(page).toContain('At least 8 characters');
+
+    const wrong = await here.post(
+      '/user/settings/account/password',
+      { old_password: 'not-the-password', password: 'a-new-secret-1', retype: 'a-new-secret-1' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(wrong.status).toBe(403);
+    expect(textOf(wrong.html)).toContain('the current password is wrong');
+    const short = await here.post(
+      '/user/settings/account/password',
+      { old_password: dora.password, password: 'short', retype: 'short' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(short.status).toBe(400);
+    expect(textOf(short.html)).toContain('password is too short: at least 8 characters');
+    const differ = await here.post(
+      '/user/settings/account/password',
+      { old_password: dora.password, password: 'a-new-secret-1', retype: 'a-new-secret-2' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(differ.status).toBe(400);
+    // Nothing changed so far: the old password still works, the other browser is still signed in.
+    expect((await server.api('GET', '/user', { basic: [dora.name, dora.password] })).status).toBe(200);
+    expect(textOf((await elsewhere.get('/')).html)).toContain('Sign out');
+
+    const done = await here.post(
+      '/user/settings/account/password',
+      { old_password: dora.password, password: 'a-new-secret-1', retype: 'a-new-secret-1' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/user/settings/account?done=password');
+    expect(textOf((await here.get('/user/settings/account?done=password')).html)).toContain('Your password was changed.');
+    expect(textOf((await elsewhere.get('/')).html)).not.toContain('Sign out');
+    expect((await server.api('GET', '/user', { basic: [dora.name, dora.password] })).status).toBe(401);
+    expect((await server.api('GET', '/user', { basic: [dora.name, 'a-new-secret-1'] })).status).toBe(200);
+    await signedIn({ name: dora.name, password: 'a-new-secret-1' });
+  });
+
+  test('an account of an external source has no password to change: the page says so and the form is refused', async () => {
+    const erin = await server.user('settings-ext');
+    const web = await signedIn(erin);
+    // What an identity plugin's account looks like: a login source and no local password hash.
+    await server.kernel.db('users').where({ id: erin.id }).update({ login_source: 4242, passwd: '' });
+    const page = textOf((await web.get('/user/settings/account')).html);
+    expect(page).toContain('there is no password here to change');
+    expect(page).not.toContain('Current password');
+    const res = await web.post(
+      '/user/settings/account/password',
+      { old_password: erin.password, password: 'a-new-secret-1', retype: 'a-new-secret-1' },
+      { csrfFrom: '/user/settings/account' },
+    );
+    expect(res.status).toBe(422);
+  });
+});

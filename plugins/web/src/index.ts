@@ -42,7 +42,7 @@ export { webSignInRef, type SignInOption, type WebSignIn } from './sign-in-servi
 export default definePlugin<WebSettings>({
   name: 'web',
   version: '0.1.0',
-  apiVersion: '^2.2.0',
+  apiVersion: '^2.3.0',
   description: 'The web interface: pages for people, at Gitea’s URLs',
   settingsSchema: webSettingsSchema,
   migrations: webMigrations,
