@@ -245,8 +245,9 @@ describe('releases', () => {
     expect(text).toContain('11 B');
     const asset = (await must('GET', `/repos/owner/pub/releases/${v1.id}`)).assets[0];
     expect(res.html).toContain(`href="${asset.browser_download_url}"`);
-    // Source archives of a public repository, from the API's archive download.
-    expect(res.html).toContain('href="/api/v1/repos/owner/pub/archive/v1.0.zip"');
+    // Source archives at the page URL; the API's own download serves the same archive.
+    expect(res.html).toContain('href="/owner/pub/archive/v1.0.zip"');
+    expect(res.html).toContain('href="/owner/pub/archive/v1.0.tar.gz"');
     const zip = await fetch(new URL('/api/v1/repos/owner/pub/archive/v1.0.zip', server.url));
     expect(zip.status).toBe(200);
     expect(
@@ -260,6 +261,27 @@ describe('releases', () => {
     // Repository header tabs.
     expect(res.html).toMatch(/<a href="\/owner\/pub\/releases" aria-current="page">/);
     expect(res.html).toContain('href="/owner/pub/wiki"');
+  });
+
+  test("a private repository's source archive downloads from the page for readers, 404 for others; /api ignores the session", async () => {
+    const page = await clients.owner.get('/owner/priv/releases');
+    expect(page.html).toContain('href="/owner/priv/archive/secret-1.zip"');
+    for (const reader of [clients.owner, clients.reader]) {
+      const zip = await reader.download('/owner/priv/archive/secret-1.zip');
+      expect(zip.status).toBe(200);
+      expect(zip.headers.get('content-type')).toBe('application/zip');
+      expect(zip.headers.get('content-disposition')).toContain('priv-secret-1.zip');
+      expect(zip.body.subarray(0, 2).toString()).toBe('PK');
+    }
+    const tarGz = await clients.owner.download('/owner/priv/archive/main.tar.gz');
+    expect(tarGz.status).toBe(200);
+    expect([...tarGz.body.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    expect((await clients.stranger.download('/owner/priv/archive/secret-1.zip')).status).toBe(404);
+    expect((await new WebClient(server).download('/owner/priv/archive/secret-1.zip')).status).toBe(404);
+    expect((await clients.owner.download('/owner/priv/archive/no-such-ref.zip')).status).toBe(404);
+    expect((await clients.owner.download('/owner/priv/archive/secret-1.rar')).status).toBe(400);
+    // The session is no credential for the API: its archive operation does not see the owner.
+    expect((await clients.owner.download('/api/v1/repos/owner/priv/archive/secret-1.zip')).status).toBe(404);
   });
 
   test('one release at /releases/tag/{tag}, /releases/latest redirects to it, and a draft is only for writers', async () => {

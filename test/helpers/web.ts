@@ -32,6 +32,13 @@ export class WebClient {
     return { status: res.status, html: await res.text(), headers: res.headers };
   }
 
+  /** GET a download with the session's cookies: status, headers and the bytes. */
+  async download(path: string): Promise<{ status: number; body: Buffer; headers: Headers }> {
+    const res = await fetch(new URL(path, this.server.url), { headers: { Cookie: this.cookieHeader() }, redirect: 'manual' });
+    this.remember(res);
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+  }
+
   /** POST a form; `_csrf` is taken from `csrfFrom` (the page the form is on) unless given. */
   async post(
     path: string,

@@ -19,6 +19,7 @@ import { pullRoutes } from './routes/pull-routes';
 import { repoRoutes } from './routes/repo-routes';
 import { repoSettingsRoutes } from './routes/repo-settings-routes';
 import { releaseRoutes } from './routes/release-routes';
+import { archiveRoutes } from './routes/archive-routes';
 import { wikiRoutes } from './routes/wiki-routes';
 import { packageRoutes } from './routes/package-routes';
 import { milestoneLabelRoutes } from './routes/milestone-label-routes';
@@ -97,6 +98,7 @@ export default definePlugin<WebSettings>({
     milestoneLabelRoutes(web);
     releaseRoutes(web);
     wikiRoutes(web);
+    archiveRoutes(web);
     repoSettingsRoutes(web);
     // Last: its `/:owner/:repo` would otherwise take two-segment pages with a fixed first segment.
     repoRoutes(web);
