@@ -241,15 +241,6 @@ describe('milestones', () => {
 
     const edit = await clients.writer.get(`/owner/pub/milestones/${m.id}/edit`);
     expect(edit.html).toContain('value="2099-12-31"');
-    // The API cannot remove a due date: the form says so and keeps what was typed.
-    const cleared = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
-      title: 'v2.0 final',
-      content: 'Later',
-      deadline: '',
-    });
-    expect(cleared.status).toBe(422);
-    expect(textOf(cleared.html)).toContain('A due date can be changed but not removed.');
-    expect(cleared.html).toContain('value="v2.0 final"');
     const edited = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
       title: 'v2.0 final',
       content: 'Later',
@@ -259,6 +250,16 @@ describe('milestones', () => {
     const after = (await milestonesOf('pub')).find((x) => x.id === m.id);
     expect(after).toMatchObject({ title: 'v2.0 final', description: 'Later' });
     expect(after.due_on.slice(0, 10)).toBe('2100-01-15');
+    // An emptied date field removes the due date (through Gitea's year-9999 "no due date").
+    const cleared = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
+      title: 'v2.0 final',
+      content: 'Later',
+      deadline: '',
+    });
+    expect(cleared.status).toBe(303);
+    expect((await milestonesOf('pub')).find((x) => x.id === m.id)).toMatchObject({ title: 'v2.0 final', due_on: null });
+    expect((await clients.writer.get(`/owner/pub/milestones/${m.id}/edit`)).html).toMatch(/name="deadline" type="date" value(="")?\/>/);
+    expect(textOf((await clients.writer.get('/owner/pub/milestones')).html)).toContain('No due date');
 
     const closed = await clients.writer.post(`/owner/pub/milestones/${m.id}/close`, {});
     expect(closed.status).toBe(303);
