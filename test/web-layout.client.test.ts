@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
-import { openBrowser, signIn, step } from './helpers/browser';
+import type { TestServer } from './helpers/server';
+import { browserSuite, signIn, step } from './helpers/browser';
 
 /**
  * What every page owes a person, checked in a real browser: readable on a 375 px phone and a
@@ -23,8 +23,10 @@ const PAGES = [
   '/user/login',
 ];
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   owner = await server.user('layout-owner');
   const token = await server.token(owner, ['write:repository', 'write:issue']);
   const must = async (path: string, body: unknown) => {
@@ -41,13 +43,7 @@ beforeAll(async () => {
     title: 'An issue with a rather long title that must wrap on small screens '.repeat(3),
     body: 'text',
   });
-  browser = await openBrowser();
 }, 90000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 async function pageAt(width: number): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width, height: 800 } });

@@ -1,5 +1,5 @@
-import { startServer, ADMIN, type TestServer } from './helpers/server';
-import { WebClient, textOf } from './helpers/web';
+import { ADMIN, type TestServer } from './helpers/server';
+import { WebClient, textOf, webServer, mustCall } from './helpers/web';
 
 /**
  * The organization pages over plain HTTP: creating an organization, its settings and typed-confirmation
@@ -24,14 +24,15 @@ async function api(user: User, method: string, path: string, body?: unknown) {
   return server.api(method, path, { basic: [user.name, user.password], body });
 }
 
-async function must(user: User, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await api(user, method, path, body);
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const must = (user: User, method: string, path: string, body?: unknown): Promise<any> =>
+  mustCall(
+    () => server,
+    () => user,
+  )(method, path, body);
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   for (const name of ['owner', 'member', 'stranger']) users[name] = await server.user(name);
   users.admin = { ...ADMIN, id: 0 };
   for (const name of ['owner', 'member', 'stranger', 'admin']) {
@@ -43,7 +44,6 @@ beforeAll(async () => {
   await must(users.owner, 'POST', '/orgs', { username: 'hidden', visibility: 'private' });
   await must(users.owner, 'POST', '/orgs/hidden/teams', { name: 'crew', permission: 'read' });
 });
-afterAll(async () => server.close());
 
 describe('creating an organization', () => {
   test('anonymous visitors sign in first; the form creates it and leads to its page', async () => {

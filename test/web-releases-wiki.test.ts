@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { csrfToken, textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { csrfToken, textOf, WebClient, webServer, mustCall, signedInAll } from './helpers/web';
 
 /**
  * Release and wiki pages over plain HTTP (what a browser without JavaScript does): private
@@ -20,11 +20,10 @@ const XSS_FILE = '<img src=x onerror=alert(1)>.txt';
 const XSS_WIKI_TITLE = '<img src=x onerror=alert("wiki")>';
 const XSS_WIKI_BODY = '<script>alert("wiki body")</script>';
 
-async function must<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await server.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const must = mustCall(
+  () => server,
+  () => ({ token }),
+);
 
 /** A file attached to a release through the API (multipart, as a client does). */
 async function apiAsset(repo: string, releaseId: number, name: string, content: string): Promise<any> {
@@ -70,8 +69,9 @@ async function uploadFile(client: WebClient, action: string, name: string, conte
 let v1: any;
 let draft: any;
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   for (const name of ['owner', 'writer', 'reader', 'stranger']) users[name] = await server.user(name);
   token = await server.token(users.owner, ['write:repository', 'read:user']);
   await must('POST', '/user/repos', { name: 'pub', auto_init: true, default_branch: 'main' });
@@ -92,14 +92,8 @@ beforeAll(async () => {
   await must('POST', '/repos/owner/pub/wiki/new', { title: XSS_WIKI_TITLE, content_base64: b64('*odd name*') });
   await must('POST', '/repos/owner/pub/wiki/new', { title: '_Sidebar', content_base64: b64('Sidebar **links**') });
   await must('POST', '/repos/owner/priv/wiki/new', { title: 'Home', content_base64: b64('Secret wiki text') });
-  for (const name of ['owner', 'writer', 'reader', 'stranger']) {
-    clients[name] = new WebClient(server);
-    await clients[name].signIn(users[name]);
-  }
+  Object.assign(clients, await signedInAll(server, users));
 }, 120000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('access', () => {
   test("a private repository's release and wiki pages are 404 pages for anonymous visitors and strangers", async () => {

@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { WebClient, csrfToken, textOf } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { WebClient, csrfToken, textOf, webServer, signedIn } from './helpers/web';
 
 /**
  * The signed-in user's settings and notifications pages over plain HTTP (what a browser does
@@ -13,18 +13,12 @@ let alice: { name: string; password: string; id: number };
 let bob: { name: string; password: string; id: number };
 const PAYLOAD = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   alice = await server.user('settings-alice');
   bob = await server.user('settings-bob');
 });
-afterAll(async () => server?.close());
-
-async function signedIn(user: { name: string; password: string }): Promise<WebClient> {
-  const web = new WebClient(server);
-  await web.signIn(user);
-  return web;
-}
 
 /** The user's tokens as the API lists them (basic auth with the password). */
 async function tokenNames(user: { name: string; password: string }): Promise<string[]> {
@@ -59,8 +53,8 @@ describe('sign-in and CSRF', () => {
   });
 
   test('every form is refused without the page’s CSRF token, or with another session’s', async () => {
-    const web = await signedIn(alice);
-    const other = csrfToken((await (await signedIn(alice)).get('/user/settings/applications')).html);
+    const web = await signedIn(server, alice);
+    const other = csrfToken((await (await signedIn(server, alice)).get('/user/settings/applications')).html);
     const forms: Array<[string, Record<string, string>]> = [
       ['/user/settings', { full_name: 'Forged' }],
       ['/user/settings/applications', { name: 'forged', scope: 'read:user' }],
@@ -93,7 +87,7 @@ describe('profile and account', () => {
       body: { full_name: PAYLOAD, location: '"><img src=x onerror=alert(3)>', description: `</textarea>${PAYLOAD}`, hide_email: true },
     });
     expect(edited.status).toBe(200);
-    const web = await signedIn(mallory);
+    const web = await signedIn(server, mallory);
     const page = await web.get('/user/settings');
     expect(page.status).toBe(200);
     expect(page.html).not.toContain('<script>alert');
@@ -113,7 +107,7 @@ describe('profile and account', () => {
 
   test('editing the profile: saved through the API, a notice, the new values in the form and in the API', async () => {
     const dave = await server.user('settings-dave');
-    const web = await signedIn(dave);
+    const web = await signedIn(server, dave);
     const fields = {
       full_name: '  Dave Bowman ',
       website: 'https://dave.example.com/',
@@ -153,7 +147,7 @@ describe('profile and account', () => {
 
   test('a website that is not a URL: the API’s message, the values kept, nothing saved', async () => {
     const erin = await server.user('settings-erin');
-    const web = await signedIn(erin);
+    const web = await signedIn(server, erin);
     const refused = await web.post(
       '/user/settings',
       {
@@ -184,7 +178,7 @@ describe('profile and account', () => {
   });
 
   test('email addresses: add one, see the API’s refusal with the value kept, delete it; the primary stays', async () => {
-    const web = await signedIn(bob);
+    const web = await signedIn(server, bob);
     const added = await web.post(
       '/user/settings/account/email',
       { email: 'bob-second@example.com' },
@@ -225,7 +219,7 @@ describe('profile and account', () => {
 
 describe('access tokens', () => {
   test('a token without any scope is refused with the warning; with a scope it is shown once and works', async () => {
-    const web = await signedIn(alice);
+    const web = await signedIn(server, alice);
     const form = await web.get('/user/settings/applications');
     expect(form.status).toBe(200);
     expect(textOf(form.html)).toContain('Select at least one scope');
@@ -263,7 +257,7 @@ describe('access tokens', () => {
   });
 
   test('a token name holding markup is text', async () => {
-    const web = await signedIn(alice);
+    const web = await signedIn(server, alice);
     const made = await web.post(
       '/user/settings/applications',
       { name: PAYLOAD, scope: 'read:misc' },
@@ -281,13 +275,13 @@ describe('access tokens', () => {
     const tokens = await server.api('GET', `/users/${alice.name}/tokens`, { basic: [alice.name, alice.password] });
     const id = String((tokens.body as Array<{ id: number; name: string }>).find((t) => t.name === 'kept-from-bob')!.id);
 
-    const other = await signedIn(bob);
+    const other = await signedIn(server, bob);
     const refused = await other.post('/user/settings/applications/delete', { id }, { csrfFrom: '/user/settings/applications' });
     expect(refused.status).toBe(404);
     expect(textOf(refused.html)).toContain('access token does not exist');
     expect((await server.api('GET', '/user', { token: secret })).status).toBe(200);
 
-    const web = await signedIn(alice);
+    const web = await signedIn(server, alice);
     const deleted = await web.post('/user/settings/applications/delete', { id }, { csrfFrom: '/user/settings/applications' });
     expect(deleted.status).toBe(303);
     expect(deleted.headers.get('location')).toBe('/user/settings/applications?done=deleted');
@@ -315,7 +309,7 @@ describe('notifications', () => {
   });
 
   test('unread threads link to their subjects; mark read, pin, unpin, mark unread and mark all read move them between tabs', async () => {
-    const web = await signedIn(carol);
+    const web = await signedIn(server, carol);
     const inbox = await web.get('/notifications');
     expect(inbox.status).toBe(200);
     expect(inbox.html).not.toContain('<script>alert');
@@ -357,7 +351,7 @@ describe('notifications', () => {
   test('another user cannot change your notification threads', async () => {
     const all = await server.api('GET', '/notifications?all=true', { basic: [carol.name, carol.password] });
     const id = String((all.body as Array<{ id: number }>)[0].id);
-    const other = await signedIn(alice);
+    const other = await signedIn(server, alice);
     const res = await other.post('/notifications/status', { notification_id: id, status: 'pinned' }, { csrfFrom: '/notifications' });
     expect(res.status).toBe(403);
     const pinned = await server.api('GET', '/notifications?status-types=pinned', { basic: [carol.name, carol.password] });
@@ -368,8 +362,8 @@ describe('notifications', () => {
 describe('password change', () => {
   test('the current password is required; a change keeps this session and signs the other browsers out', async () => {
     const dora = await server.user('settings-dora');
-    const here = await signedIn(dora);
-    const elsewhere = await signedIn(dora);
+    const here = await signedIn(server, dora);
+    const elsewhere = await signedIn(server, dora);
     const page = textOf((await here.get('/user/settings/account')).html);
     expect(page).toContain('Current password');
     expect(page).toContain('At least 8 characters');
@@ -409,12 +403,12 @@ describe('password change', () => {
     expect(textOf((await elsewhere.get('/')).html)).not.toContain('Sign out');
     expect((await server.api('GET', '/user', { basic: [dora.name, dora.password] })).status).toBe(401);
     expect((await server.api('GET', '/user', { basic: [dora.name, 'a-new-secret-1'] })).status).toBe(200);
-    await signedIn({ name: dora.name, password: 'a-new-secret-1' });
+    await signedIn(server, { name: dora.name, password: 'a-new-secret-1' });
   });
 
   test('an account of an external source has no password to change: the page says so and the form is refused', async () => {
     const erin = await server.user('settings-ext');
-    const web = await signedIn(erin);
+    const web = await signedIn(server, erin);
     // What an identity plugin's account looks like: a login source and no local password hash.
     await server.kernel.db('users').where({ id: erin.id }).update({ login_source: 4242, passwd: '' });
     const page = textOf((await web.get('/user/settings/account')).html);
