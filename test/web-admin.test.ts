@@ -1,5 +1,5 @@
-import { startServer, ADMIN, type TestServer } from './helpers/server';
-import { WebClient, textOf } from './helpers/web';
+import { ADMIN, type TestServer } from './helpers/server';
+import { WebClient, textOf, webServer, mustCall } from './helpers/web';
 
 /**
  * Site administration over plain HTTP: the dashboard's counts and version, users (search by name,
@@ -16,19 +16,19 @@ let anonymous: WebClient;
 let carol: User;
 const SECRET_KEY = 'do-not-show-this-secret-key-1234567890';
 
-async function must(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await server.api(method, path, { basic: [ADMIN.name, ADMIN.password], body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const must = mustCall(
+  () => server,
+  () => ADMIN,
+);
 
 function expectInert(html: string) {
   expect(html).not.toContain('<script>alert');
   expect(html).not.toMatch(/<img[^>]*onerror/);
 }
 
+const suite = webServer({ security: { SECRET_KEY } });
 beforeAll(async () => {
-  server = await startServer({ security: { SECRET_KEY } });
+  server = suite.server;
   carol = await server.user('carol');
   await server.user('dave');
   admin = new WebClient(server);
@@ -47,7 +47,6 @@ beforeAll(async () => {
   await must('POST', '/orgs', { username: 'guild', full_name: 'The Guild' });
   await must('POST', '/admin/users/carol/repos', { name: 'secret-stash', private: true });
 });
-afterAll(async () => server.close());
 
 describe('access', () => {
   let hookId = 0;
@@ -94,8 +93,8 @@ describe('access', () => {
       [carolPage, { email: 'carol@example.com', admin: 'on', active: 'on' }],
       [`${carolPage}/rename`, { new_name: 'carol2' }],
       [`${carolPage}/delete`, { confirm_name: 'carol' }],
-      ['/admin/system-hooks/gitea/new', { url: 'https://evil.example/', events_mode: 'all', active: 'on' }],
-      [`/admin/hooks/${hookId}`, { url: 'https://evil.example/', events_mode: 'all' }],
+      ['/admin/system-hooks/gitea/new', { payload_url: 'https://evil.example/', events: 'send_everything', active: 'on' }],
+      [`/admin/hooks/${hookId}`, { payload_url: 'https://evil.example/', events: 'send_everything' }],
       ['/admin/hooks/delete', { id: String(hookId) }],
     ];
     for (const [path, fields] of posts) {
@@ -258,16 +257,16 @@ describe('pages', () => {
 
   test('system webhooks: add, edit, delete', async () => {
     const form = await admin.get('/admin/system-hooks/gitea/new');
-    expect(form.html).toContain('<label for="url">Target URL</label>');
+    expect(form.html).toContain('<label for="payload_url">Target URL</label>');
     const res = await admin.post(
       '/admin/system-hooks/gitea/new',
       {
-        url: 'https://ci.example/hook',
+        payload_url: 'https://ci.example/hook',
         content_type: 'json',
         http_method: 'POST',
         secret: 's3cret',
-        events_mode: 'choose',
-        events: ['push', 'issues'],
+        events: 'choose_events',
+        event: ['push', 'issues'],
         active: 'on',
       },
       { csrfFrom: '/admin/system-hooks/gitea/new' },
@@ -282,11 +281,11 @@ describe('pages', () => {
     expect(textOf(list.html)).toContain('The webhook was added.');
 
     const edit = await admin.get(`/admin/hooks/${hook.id}`);
-    expect(edit.html).toMatch(/id="event_issues"[^>]*checked/);
+    expect(edit.html).toMatch(/id="event-issues"[^>]*checked/);
     expect(edit.html).not.toContain('s3cret');
     const saved = await admin.post(
       `/admin/hooks/${hook.id}`,
-      { url: 'https://ci.example/hook2', events_mode: 'all' },
+      { payload_url: 'https://ci.example/hook2', events: 'send_everything' },
       { csrfFrom: '/admin/hooks' },
     );
     expect(saved.status).toBe(303);
@@ -296,11 +295,11 @@ describe('pages', () => {
     expect(after.events.length).toBeGreaterThan(20);
     const none = await admin.post(
       `/admin/hooks/${hook.id}`,
-      { url: 'https://ci.example/hook2', events_mode: 'choose' },
+      { payload_url: 'https://ci.example/hook2', events: 'choose_events' },
       { csrfFrom: '/admin/hooks' },
     );
     expect(none.status).toBe(422);
-    expect(textOf(none.html)).toContain('Choose at least one event.');
+    expect(textOf(none.html)).toContain('Choose at least one event, or another trigger.');
 
     const del = await admin.post('/admin/hooks/delete', { id: String(hook.id) }, { csrfFrom: '/admin/hooks' });
     expect(del.status).toBe(303);
