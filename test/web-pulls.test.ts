@@ -183,6 +183,38 @@ describe('the owner', () => {
   });
 });
 
+describe('the default merge message template', () => {
+  test('the merge box names the base branch’s template; a merge with empty title and message uses it', async () => {
+    await must('POST', '/user/repos', { name: 'templated', auto_init: true, default_branch: 'main' });
+    await must('POST', '/repos/alice/templated/contents/.gitea%2Fdefault_merge_message%2FMERGE_TEMPLATE.md', {
+      content: Buffer.from('Merged ${PullRequestTitle} (!${PullRequestIndex}) by ${MergerName}\n\nFrom ${HeadBranch}.\n').toString(
+        'base64',
+      ),
+      message: 'add the merge message template',
+    });
+    await branchWithFile('templated', 'topic', 'topic.txt', 'topic\n');
+    await must('POST', '/repos/alice/templated/pulls', { head: 'topic', base: 'main', title: 'Topic work' });
+    const owner = await signedIn(server, alice);
+    const page = await owner.get('/alice/templated/pulls/1');
+    expect(textOf(page.html)).toContain('Left empty, the title and message come from this repository’s template');
+    expect(textOf(page.html)).toContain('.gitea/default_merge_message/MERGE_TEMPLATE.md on main');
+    // Readers see no merge form, so no template note either.
+    expect(textOf((await (await signedIn(server, bob)).get('/alice/templated/pulls/1')).html)).not.toContain('Left empty');
+    const head = /name="head_commit_id" value="([0-9a-f]+)"/.exec(page.html)![1];
+    const res = await owner.post(
+      '/alice/templated/pulls/1/merge',
+      { do: 'merge', head_commit_id: head, merge_title_field: '', merge_message_field: '' },
+      { csrf: csrfToken(page.html) },
+    );
+    expect(res.status).toBe(303);
+    const pr = await must('GET', '/repos/alice/templated/pulls/1');
+    const commit = await must('GET', `/repos/alice/templated/git/commits/${pr.merge_commit_sha}`);
+    expect(commit.commit.message.trim()).toBe('Merged Topic work (!1) by alice\n\nFrom topic.');
+    // A pull request without a template shows no note.
+    expect(textOf((await owner.get('/alice/proj/pulls/1')).html)).not.toContain('Left empty');
+  });
+});
+
 describe('compare and new pull request', () => {
   test('the compare page shows commits and the diff; the form is for signed-in viewers', async () => {
     const anonymous = new WebClient(server);
