@@ -5,8 +5,9 @@ import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/brows
 /**
  * Access tokens in a real browser: the scope warning is shown while no scope is chosen and keeps
  * an empty form from being sent; with a scope the token is created, shown once, and works against
- * `/api/v1/user`. Then the notifications inbox: a thread marked read. Saves the screenshots
- * `user-settings-applications.png`, `user-settings-token-created.png` and `notifications.png`.
+ * `/api/v1/user`. Then the notifications inbox: a thread marked read; and a password change. Saves
+ * the screenshots `user-settings-applications.png`, `user-settings-token-created.png`,
+ * `notifications.png` and `user-settings-account.png`.
  */
 let server: TestServer;
 let browser: Browser;
@@ -93,4 +94,24 @@ test('the notifications inbox: a thread links to its issue and is marked read', 
     await page.getByRole('link', { name: '1 Read' }).click();
     await page.getByRole('link', { name: 'Water the roses' }).waitFor();
   });
+});
+
+test('change the password: the current one first; afterwards the new one signs in', async () => {
+  const carol = await server.user('carol');
+  const own = await browser.newPage({ viewport: DESKTOP });
+  await step(own, 'carol-sign-in', () => signIn(own, server, carol));
+  await step(own, 'change-password', async () => {
+    await own.goto(url('/user/settings/account'));
+    await own.getByLabel('Current password').fill(carol.password);
+    await own.getByLabel('New password', { exact: true }).fill('a-brand-new-secret');
+    await own.getByLabel('Confirm the new password').fill('a-brand-new-secret');
+    await own.getByRole('button', { name: 'Update password' }).click();
+    await own.getByText('Your password was changed.').waitFor();
+    await screenshot(own, 'user-settings-account');
+  });
+  const fresh = await browser.newPage({ viewport: DESKTOP });
+  await step(fresh, 'sign-in-with-new-password', () => signIn(fresh, server, { name: carol.name, password: 'a-brand-new-secret' }));
+  expect(new URL(fresh.url()).pathname).toBe('/');
+  await own.close();
+  await fresh.close();
 });
