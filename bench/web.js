@@ -10,7 +10,9 @@
  *              printed too)
  *            issue list page (signed in)       vs  GET /api/v1/repos/{owner}/{repo}/issues (token)
  *            repository home page (anonymous, public repository)
- *   Target (issue 19): each page's p50 ≤ 2× its API call's p50.
+ *            source archive page /{owner}/{repo}/archive/main.zip (signed in; the API's operation
+ *              streamed in-process)  vs  GET /api/v1/repos/{owner}/{repo}/archive/main.zip (token)
+ *   Target (issue 19): each page's p50 ≤ 2× its API call's p50; the archive page's (issue 20) ≤ 1.5×.
  */
 const path = require('node:path');
 const lib = require('./lib');
@@ -18,6 +20,7 @@ const lib = require('./lib');
 const LATENCY = { warmup: 20, requests: 200 };
 const ISSUES = 200;
 const TARGET = 2;
+const ARCHIVE_TARGET = 1.5;
 
 async function run() {
   const work = lib.makeTempDir('hearth-bench-web-');
@@ -56,6 +59,12 @@ async function run() {
         headers: { authorization: `token ${token}` },
       },
       { label: 'repository home page, anonymous', ...page(`/${owner}/site`) },
+      { label: 'source archive page (zip)', url: `${server.url}/${owner}/site/archive/main.zip`, headers: { cookie } },
+      {
+        label: 'GET /repos/{owner}/{repo}/archive/main.zip',
+        url: `${server.url}/api/v1/repos/${owner}/site/archive/main.zip`,
+        headers: { authorization: `token ${token}` },
+      },
     ];
     const { stats } = await lib.sequentialGets(targets, LATENCY);
     const f = (x) => x.toFixed(2);
@@ -70,6 +79,7 @@ async function run() {
     const homeRatio = stats[0].p50 / stats[1].p50;
     const homeVsRepoJson = stats[0].p50 / stats[2].p50;
     const issuesRatio = stats[3].p50 / stats[4].p50;
+    const archiveRatio = stats[6].p50 / stats[7].p50;
     const verdicts = [
       {
         name: 'home-vs-api',
@@ -83,6 +93,11 @@ async function run() {
         met: issuesRatio <= TARGET,
         line: `issue list page p50 / GET /repos/{owner}/{repo}/issues p50: ${f(issuesRatio)}x — target ≤ ${TARGET}x`,
       },
+      {
+        name: 'archive-vs-api',
+        met: archiveRatio <= ARCHIVE_TARGET,
+        line: `source archive page p50 / GET …/archive/main.zip p50: ${f(archiveRatio)}x — target ≤ ${ARCHIVE_TARGET}x`,
+      },
     ];
     console.log('');
     lib.printVerdicts(verdicts, warnings);
@@ -93,7 +108,7 @@ async function run() {
       latency: LATENCY,
       issues: ISSUES,
       ms: Object.fromEntries(targets.map((t, i) => [t.label, stats[i]])),
-      ratios: { home: homeRatio, homeVsRepoJson, issues: issuesRatio },
+      ratios: { home: homeRatio, homeVsRepoJson, issues: issuesRatio, archive: archiveRatio },
       warnings,
       verdicts: verdicts.map(({ name, met, line }) => ({ name, met, line })),
     };

@@ -215,3 +215,28 @@ describe('organization and team feeds', () => {
     expect((await call('GET', `/teams/${team.body.id}/activities/feeds`, 'bob')).status).toBe(404);
   });
 });
+
+describe('hidden activity (hide_activity)', () => {
+  test('a user who hides their activity is left out of every feed, except for themselves and site admins', async () => {
+    const commentOps = async (who: string | null, p: string) =>
+      ((await call('GET', p, who)).body as Array<{ op_type: string; act_user: { login: string } }>)
+        .filter((a) => a.act_user.login === 'carol')
+        .map((a) => a.op_type);
+    expect(await commentOps(null, '/repos/alice/proj/activities/feeds')).toContain('comment_issue');
+    expect((await call('PATCH', '/user/settings', 'carol', { hide_activity: true })).status).toBe(200);
+    try {
+      for (const who of [null, 'bob', 'alice']) {
+        expect(await commentOps(who, '/repos/alice/proj/activities/feeds')).toEqual([]);
+        expect(await commentOps(who, '/users/alice/activities/feeds')).toEqual([]);
+        expect(await commentOps(who, '/users/carol/activities/feeds')).toEqual([]);
+      }
+      expect(await commentOps('carol', '/repos/alice/proj/activities/feeds')).toContain('comment_issue');
+      expect(await commentOps('admin', '/repos/alice/proj/activities/feeds')).toContain('comment_issue');
+      // Others' activity is unaffected.
+      expect(ops((await call('GET', '/repos/alice/proj/activities/feeds', 'bob')).body)).toContain('create_issue');
+    } finally {
+      expect((await call('PATCH', '/user/settings', 'carol', { hide_activity: false })).status).toBe(200);
+    }
+    expect(await commentOps(null, '/repos/alice/proj/activities/feeds')).toContain('comment_issue');
+  });
+});

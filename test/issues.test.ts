@@ -410,6 +410,14 @@ describe('milestones', () => {
       state: 'open',
       closed_at: null,
     });
+    // due_on as Gitea's API reads it: Go's zero time (what its clients send for "unset") keeps the due
+    // date; a date in year 9999 is "no due date" and removes it.
+    const kept = await call('PATCH', `${M}/milestones/${id}`, 'owner', { title: 'v1.0', due_on: '0001-01-01T00:00:00Z' });
+    expect([kept.status, kept.body.due_on]).toEqual([200, '2030-01-02T03:04:05Z']);
+    expect((await call('PATCH', `${M}/milestones/${id}`, 'owner', { due_on: '9999-12-31T23:59:59Z' })).body.due_on).toBeNull();
+    expect((await call('PATCH', `${M}/milestones/${id}`, 'owner', { due_on: '2031-01-01T00:00:00Z' })).body.due_on).toBe(
+      '2031-01-01T00:00:00Z',
+    );
     // unset via edit, readers may not manage
     expect((await call('PATCH', `${M}/issues/${d.number}`, 'owner', { milestone: 0 })).body.milestone).toBeNull();
     expect((await call('POST', `${M}/milestones`, 'reader', { title: 'nope' })).status).toBe(403); // public: read only

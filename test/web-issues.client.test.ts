@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import type { TestServer } from './helpers/server';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 
 /**
  * An issue's life in a real browser: opened with markdown (previewed, then rendered), commented on,
@@ -11,8 +11,10 @@ let browser: Browser;
 let page: Page;
 let alice: { name: string; password: string; id: number };
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   const bob = await server.user('bob');
   const token = await server.token(alice, ['write:repository', 'write:issue']);
@@ -33,16 +35,10 @@ beforeAll(async () => {
   await must(`/repos/alice/garden/issues/${old.number}/comments`, { body: 'Oiled it.' });
   expect((await server.api('PATCH', `/repos/alice/garden/issues/${old.number}`, { token, body: { state: 'closed' } })).status).toBe(201);
 
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await browser.newPage({ viewport: DESKTOP });
 }, 90000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 test('open an issue with markdown, comment, label it, close it, find it under Closed, reopen it', async () => {
   await step(page, 'sign-in', () => signIn(page, server, alice));

@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { csrfToken, textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { csrfToken, textOf, WebClient, webServer, mustCall, signedInAll } from './helpers/web';
 
 /**
  * Issue pages over plain HTTP (what a browser without JavaScript does): access to private
@@ -18,11 +18,10 @@ const XSS_BODY = '<img src=x onerror=alert("body")>';
 const XSS_COMMENT = '<script>alert("comment")</script>';
 const XSS_LABEL = '<img src=x onerror=alert(3)>';
 
-async function must<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await server.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const must = mustCall(
+  () => server,
+  () => ({ token }),
+);
 
 async function issueJson(repo: string, index: number): Promise<any> {
   return must('GET', `/repos/owner/${repo}/issues/${index}`);
@@ -40,8 +39,9 @@ function rowTitles(html: string): string[] {
   return [...html.matchAll(/<a class="title" href="[^"]*\/issues\/\d+">([^<]*)<\/a>/g)].map((m) => m[1]);
 }
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   for (const name of ['owner', 'writer', 'reader', 'stranger']) users[name] = await server.user(name);
   token = await server.token(users.owner, ['write:repository', 'write:issue', 'read:user']);
   await must('POST', '/user/repos', { name: 'pub', auto_init: true, default_branch: 'main' });
@@ -55,14 +55,8 @@ beforeAll(async () => {
   await must('POST', '/repos/owner/pub/issues', { title: 'First issue', body: 'Some **bold** text' });
   await must('POST', '/repos/owner/pub/labels', { name: 'bug', color: '#ee0701' });
   await must('POST', '/repos/owner/pub/milestones', { title: 'v1.0' });
-  for (const name of ['owner', 'writer', 'reader', 'stranger']) {
-    clients[name] = new WebClient(server);
-    await clients[name].signIn(users[name]);
-  }
+  Object.assign(clients, await signedInAll(server, users));
 }, 120000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('access', () => {
   test("a private repository's issue pages are 404 pages for anonymous visitors and strangers", async () => {

@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { textOf, WebClient, webServer, mustCall, signedInAll } from './helpers/web';
 
 /**
  * Label and milestone pages over plain HTTP (and pinned issues on the issue list): private
@@ -16,11 +16,10 @@ let token: string;
 const XSS_LABEL = '<img src=x onerror=alert(1)>';
 const XSS_MILESTONE = '<script>alert("milestone")</script>';
 
-async function must<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await server.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const must = mustCall(
+  () => server,
+  () => ({ token }),
+);
 
 function expectInert(html: string) {
   expect(html).not.toContain('<script>alert');
@@ -34,8 +33,9 @@ const labelsOf = (repo: string) =>
   );
 const milestonesOf = (repo: string, state = 'all') => must<any[]>('GET', `/repos/owner/${repo}/milestones?state=${state}`);
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   for (const name of ['owner', 'writer', 'reader', 'stranger']) users[name] = await server.user(name);
   token = await server.token(users.owner, ['write:repository', 'write:issue', 'read:user']);
   for (const repo of ['pub', 'priv', 'fresh']) {
@@ -57,14 +57,8 @@ beforeAll(async () => {
   for (const title of ['One', 'Two', 'Three', 'Four']) await must('POST', '/repos/owner/pub/issues', { title, milestone: m.id });
   await must('PATCH', '/repos/owner/pub/issues/1', { state: 'closed' });
   await must('POST', '/repos/owner/pub/issues/2/pin');
-  for (const name of ['owner', 'writer', 'reader', 'stranger']) {
-    clients[name] = new WebClient(server);
-    await clients[name].signIn(users[name]);
-  }
+  Object.assign(clients, await signedInAll(server, users));
 }, 120000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('access', () => {
   test('a private repository’s label and milestone pages are 404 pages for anonymous visitors and strangers', async () => {
@@ -241,15 +235,6 @@ describe('milestones', () => {
 
     const edit = await clients.writer.get(`/owner/pub/milestones/${m.id}/edit`);
     expect(edit.html).toContain('value="2099-12-31"');
-    // The API cannot remove a due date: the form says so and keeps what was typed.
-    const cleared = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
-      title: 'v2.0 final',
-      content: 'Later',
-      deadline: '',
-    });
-    expect(cleared.status).toBe(422);
-    expect(textOf(cleared.html)).toContain('A due date can be changed but not removed.');
-    expect(cleared.html).toContain('value="v2.0 final"');
     const edited = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
       title: 'v2.0 final',
       content: 'Later',
@@ -259,6 +244,16 @@ describe('milestones', () => {
     const after = (await milestonesOf('pub')).find((x) => x.id === m.id);
     expect(after).toMatchObject({ title: 'v2.0 final', description: 'Later' });
     expect(after.due_on.slice(0, 10)).toBe('2100-01-15');
+    // An emptied date field removes the due date (through Gitea's year-9999 "no due date").
+    const cleared = await clients.writer.post(`/owner/pub/milestones/${m.id}/edit`, {
+      title: 'v2.0 final',
+      content: 'Later',
+      deadline: '',
+    });
+    expect(cleared.status).toBe(303);
+    expect((await milestonesOf('pub')).find((x) => x.id === m.id)).toMatchObject({ title: 'v2.0 final', due_on: null });
+    expect((await clients.writer.get(`/owner/pub/milestones/${m.id}/edit`)).html).toMatch(/name="deadline" type="date" value(="")?\/>/);
+    expect(textOf((await clients.writer.get('/owner/pub/milestones')).html)).toContain('No due date');
 
     const closed = await clients.writer.post(`/owner/pub/milestones/${m.id}/close`, {});
     expect(closed.status).toBe(303);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from './helpers/server';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import { ADMIN, type TestServer } from './helpers/server';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 
 /**
  * Organizations and site administration in a real browser: an owner creates an organization and a
@@ -14,24 +14,20 @@ let browser: Browser;
 let alice: { name: string; password: string; id: number };
 let bob: { name: string; password: string; id: number };
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   bob = await server.user('bob');
   await server.user('carol');
   await server.user('dave');
-  browser = await openBrowser();
 }, 90000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: DESKTOP });
   return context.newPage();
 }
 

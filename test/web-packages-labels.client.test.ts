@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import type { TestServer } from './helpers/server';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 import { makeCrate, publishBody, publishMeta } from '../plugins/cargo/test/helpers';
 
 /**
@@ -14,8 +14,10 @@ let browser: Browser;
 let page: Page;
 let alice: { name: string; password: string; id: number };
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   const token = await server.token(alice, ['write:package', 'write:repository', 'write:issue']);
   const put = async (p: string, body: Buffer, auth = `token ${token}`) => {
@@ -34,16 +36,10 @@ beforeAll(async () => {
   const issue = await server.api('POST', '/repos/alice/garden/issues', { token, body: { title: 'Tomatoes wilt' } });
   expect(issue.status).toBe(201);
 
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await browser.newPage({ viewport: DESKTOP });
 }, 90000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 test('find published packages, read the crate’s setup, delete a generic version', async () => {
   await step(page, 'sign-in', () => signIn(page, server, alice));

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { startServer, type TestServer } from './helpers/server';
-import { textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { textOf, WebClient, webServer, signedInAll } from './helpers/web';
 import { makeCrate, publishBody, publishMeta } from '../plugins/cargo/test/helpers';
 // The built module: its views are TSX, which the tests' transform does not compile.
 import { packageSetup } from '../plugins/web/dist/package-setup';
@@ -38,8 +38,9 @@ function expectInert(html: string) {
   expect(html).not.toMatch(/<img[^>]*onerror/);
 }
 
+const suite = webServer({ plugins: { 'package-probe': { package: PACKAGE_PROBE } } });
 beforeAll(async () => {
-  server = await startServer({ plugins: { 'package-probe': { package: PACKAGE_PROBE } } });
+  server = suite.server;
   users.alice = await server.user('alice');
   users.bob = await server.user('bob');
   users.hidden = await server.user('hidden', { visibility: 'private' });
@@ -56,14 +57,8 @@ beforeAll(async () => {
     body: new Uint8Array(publishBody(publishMeta('hearth-demo', '0.3.1'), makeCrate('hearth-demo', '0.3.1'))),
   });
   expect(crate.status).toBe(200);
-  for (const name of ['alice', 'bob', 'hidden']) {
-    clients[name] = new WebClient(server);
-    await clients[name].signIn(users[name]);
-  }
+  Object.assign(clients, await signedInAll(server, users));
 }, 120000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('the owner’s packages', () => {
   test('one row per package with its newest version; type filter and search; linked from the profile', async () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
+import type { TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 
 /**
  * A pull request in a real browser: a branch pushed with git, compared, opened from the compare
@@ -21,8 +21,10 @@ async function git(args: string[], cwd: string): Promise<string> {
   return run.stdout.trim();
 }
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   const token = await server.token(alice, ['write:repository', 'write:issue']);
   const created = await server.api('POST', '/user/repos', { token, body: { name: 'proj', auto_init: true, default_branch: 'main' } });
@@ -43,14 +45,11 @@ beforeAll(async () => {
   });
   expect(status.status).toBe(201);
 
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await browser.newPage({ viewport: DESKTOP });
 }, 90000);
 
 afterAll(async () => {
-  await browser?.close();
   sandbox?.cleanup();
-  await server?.close();
 });
 
 test('open a pull request from the compare page, read its diff, merge it', async () => {

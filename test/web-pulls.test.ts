@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { csrfToken, textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { csrfToken, textOf, WebClient, webServer, mustCall, signedIn } from './helpers/web';
 
 /** Pull request pages over plain HTTP: access, the merge form, CSRF, the compare form, escaping. */
 type User = { name: string; password: string; id: number };
@@ -14,11 +14,10 @@ const XSS_BODY = '<img src=x onerror=alert("body")>';
 const XSS_BRANCH = '<svg/onload=alert(1)>';
 const XSS_FILE = '<img src=x onerror=alert(2)>.txt';
 
-async function must(method: string, path: string, body?: unknown, expected = [200, 201, 204]) {
-  const res = await server.api(method, path, { token: aliceToken, body });
-  if (!expected.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const must = mustCall(
+  () => server,
+  () => ({ token: aliceToken }),
+);
 
 /** A commit of one file on a new branch (the contents API: no git client needed for these tests). */
 async function branchWithFile(repo: string, branch: string, file: string, content: string) {
@@ -29,12 +28,6 @@ async function branchWithFile(repo: string, branch: string, file: string, conten
   });
 }
 
-async function signedIn(user: User): Promise<WebClient> {
-  const client = new WebClient(server);
-  await client.signIn(user);
-  return client;
-}
-
 /** No unescaped markup from user data: the attack strings appear only as text. */
 function expectInert(html: string) {
   expect(html).not.toContain('<script>alert');
@@ -42,8 +35,9 @@ function expectInert(html: string) {
   expect(html).not.toContain('<svg/onload');
 }
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   alice = await server.user('alice');
   bob = await server.user('bob');
   eve = await server.user('eve');
@@ -58,9 +52,6 @@ beforeAll(async () => {
   await must('POST', '/repos/alice/proj/pulls', { head: XSS_BRANCH, base: 'main', title: XSS_TITLE, body: XSS_BODY });
   await branchWithFile('proj', 'docs', 'docs.md', '# Docs\n');
 }, 60000);
-afterAll(async () => {
-  await server?.close();
-});
 
 describe('a private repository', () => {
   const pages = [
@@ -75,7 +66,7 @@ describe('a private repository', () => {
 
   test('is a 404 page for anonymous visitors and for strangers', async () => {
     const anonymous = new WebClient(server);
-    const stranger = await signedIn(eve);
+    const stranger = await signedIn(server, eve);
     for (const client of [anonymous, stranger]) {
       for (const path of pages) {
         const res = await client.get(path);
@@ -87,7 +78,7 @@ describe('a private repository', () => {
   });
 
   test('a stranger cannot merge or open pull requests there either', async () => {
-    const stranger = await signedIn(eve);
+    const stranger = await signedIn(server, eve);
     const merge = await stranger.post('/alice/secret/pulls/1/merge', { do: 'merge' }, { csrfFrom: '/' });
     expect(merge.status).toBe(404);
     const open = await stranger.post('/alice/secret/compare/main...feature', { title: 'x' }, { csrfFrom: '/' });
@@ -98,7 +89,7 @@ describe('a private repository', () => {
 
 describe('a reader', () => {
   test('sees the pull request, its commits and files, but no merge form', async () => {
-    const reader = await signedIn(bob);
+    const reader = await signedIn(server, bob);
     const list = await reader.get('/alice/secret/pulls');
     expect(list.status).toBe(200);
     expect(textOf(list.html)).toContain('1 Open');
@@ -124,7 +115,7 @@ describe('a reader', () => {
   });
 
   test('their merge is refused by the API', async () => {
-    const reader = await signedIn(bob);
+    const reader = await signedIn(server, bob);
     const res = await reader.post('/alice/secret/pulls/1/merge', { do: 'merge' }, { csrfFrom: '/alice/secret/pulls/1' });
     expect(res.status).toBe(403);
     expect((await server.api('GET', '/repos/alice/secret/pulls/1', { token: aliceToken })).body.merged).toBe(false);
@@ -134,7 +125,7 @@ describe('a reader', () => {
 describe('the owner', () => {
   test('sees the merge box with the allowed styles, the default chosen', async () => {
     await must('PATCH', '/repos/alice/secret', { allow_rebase: false, default_merge_style: 'squash' });
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const page = await owner.get('/alice/secret/pulls/1');
     const text = textOf(page.html);
     expect(text).toContain('Merge pull request');
@@ -145,7 +136,7 @@ describe('the owner', () => {
   });
 
   test('a merge without the CSRF token is refused', async () => {
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const res = await owner.post('/alice/secret/pulls/1/merge', { do: 'merge' }, { csrf: null });
     expect(res.status).toBe(403);
     const forged = await owner.post('/alice/secret/pulls/1/merge', { do: 'merge' }, { csrf: 'x'.repeat(43) });
@@ -154,7 +145,7 @@ describe('the owner', () => {
   });
 
   test('a style the repository does not allow is refused on the page, with its reason', async () => {
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const res = await owner.post('/alice/secret/pulls/1/merge', { do: 'rebase' }, { csrfFrom: '/alice/secret/pulls/1' });
     expect(res.status).toBe(405);
     expect(textOf(res.html)).toContain('The merge was refused: merge style "rebase" is not allowed in this repository');
@@ -162,7 +153,7 @@ describe('the owner', () => {
 
   test('branch protection refusals show their message', async () => {
     await must('POST', '/repos/alice/secret/branch_protections', { rule_name: 'main', required_approvals: 1 });
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const res = await owner.post('/alice/secret/pulls/1/merge', { do: 'merge' }, { csrfFrom: '/alice/secret/pulls/1' });
     expect(res.status).toBe(405);
     expect(textOf(res.html)).toContain('does not have enough approvals (0 of 1)');
@@ -170,7 +161,7 @@ describe('the owner', () => {
   });
 
   test('merges with the form and then sees it merged', async () => {
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const page = await owner.get('/alice/secret/pulls/1');
     const head = /name="head_commit_id" value="([0-9a-f]+)"/.exec(page.html)![1];
     const res = await owner.post(
@@ -189,6 +180,38 @@ describe('the owner', () => {
     const closed = await owner.get('/alice/secret/pulls?state=closed');
     expect(textOf(closed.html)).toContain('Secret feature');
     expect(textOf(closed.html)).toContain('0 Open 1 Closed');
+  });
+});
+
+describe('the default merge message template', () => {
+  test('the merge box names the base branch’s template; a merge with empty title and message uses it', async () => {
+    await must('POST', '/user/repos', { name: 'templated', auto_init: true, default_branch: 'main' });
+    await must('POST', '/repos/alice/templated/contents/.gitea%2Fdefault_merge_message%2FMERGE_TEMPLATE.md', {
+      content: Buffer.from('Merged ${PullRequestTitle} (!${PullRequestIndex}) by ${MergerName}\n\nFrom ${HeadBranch}.\n').toString(
+        'base64',
+      ),
+      message: 'add the merge message template',
+    });
+    await branchWithFile('templated', 'topic', 'topic.txt', 'topic\n');
+    await must('POST', '/repos/alice/templated/pulls', { head: 'topic', base: 'main', title: 'Topic work' });
+    const owner = await signedIn(server, alice);
+    const page = await owner.get('/alice/templated/pulls/1');
+    expect(textOf(page.html)).toContain('Left empty, the title and message come from this repository’s template');
+    expect(textOf(page.html)).toContain('.gitea/default_merge_message/MERGE_TEMPLATE.md on main');
+    // Readers see no merge form, so no template note either.
+    expect(textOf((await (await signedIn(server, bob)).get('/alice/templated/pulls/1')).html)).not.toContain('Left empty');
+    const head = /name="head_commit_id" value="([0-9a-f]+)"/.exec(page.html)![1];
+    const res = await owner.post(
+      '/alice/templated/pulls/1/merge',
+      { do: 'merge', head_commit_id: head, merge_title_field: '', merge_message_field: '' },
+      { csrf: csrfToken(page.html) },
+    );
+    expect(res.status).toBe(303);
+    const pr = await must('GET', '/repos/alice/templated/pulls/1');
+    const commit = await must('GET', `/repos/alice/templated/git/commits/${pr.merge_commit_sha}`);
+    expect(commit.commit.message.trim()).toBe('Merged Topic work (!1) by alice\n\nFrom topic.');
+    // A pull request without a template shows no note.
+    expect(textOf((await owner.get('/alice/proj/pulls/1')).html)).not.toContain('Left empty');
   });
 });
 
@@ -213,7 +236,7 @@ describe('compare and new pull request', () => {
   });
 
   test('creates a pull request and goes to it; then the compare page links to it', async () => {
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const page = await owner.get('/alice/proj/compare/main...docs');
     expect(textOf(page.html)).toContain('Create pull request');
     expect(page.html).toContain('value="add docs.md"');
@@ -240,7 +263,7 @@ describe('compare and new pull request', () => {
 
 describe('stored XSS', () => {
   test('titles, bodies, branch names and file names render inert', async () => {
-    const owner = await signedIn(alice);
+    const owner = await signedIn(server, alice);
     const list = await owner.get('/alice/proj/pulls');
     expect(list.status).toBe(200);
     expectInert(list.html);

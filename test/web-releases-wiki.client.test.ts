@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import type { TestServer } from './helpers/server';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 
 /**
  * Releases and the wiki in a real browser: a release published with the form (notes previewed),
@@ -14,8 +14,10 @@ let browser: Browser;
 let page: Page;
 let alice: { name: string; password: string; id: number };
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   const token = await server.token(alice, ['write:repository']);
   const res = await server.api('POST', '/user/repos', { token, body: { name: 'garden', auto_init: true, default_branch: 'main' } });
@@ -25,16 +27,10 @@ beforeAll(async () => {
     token,
     body: { tag_name: 'v0.9', name: 'Seedlings', body: 'First sprouts.' },
   });
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  page = await browser.newPage({ viewport: DESKTOP, acceptDownloads: true });
 }, 90000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 test('publish a release, attach a file, download it back byte for byte', async () => {
   const bytes = crypto.randomBytes(48 * 1024);

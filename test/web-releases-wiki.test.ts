@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { csrfToken, textOf, WebClient } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { csrfToken, textOf, WebClient, webServer, mustCall, signedInAll } from './helpers/web';
 
 /**
  * Release and wiki pages over plain HTTP (what a browser without JavaScript does): private
@@ -20,11 +20,10 @@ const XSS_FILE = '<img src=x onerror=alert(1)>.txt';
 const XSS_WIKI_TITLE = '<img src=x onerror=alert("wiki")>';
 const XSS_WIKI_BODY = '<script>alert("wiki body")</script>';
 
-async function must<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await server.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const must = mustCall(
+  () => server,
+  () => ({ token }),
+);
 
 /** A file attached to a release through the API (multipart, as a client does). */
 async function apiAsset(repo: string, releaseId: number, name: string, content: string): Promise<any> {
@@ -70,9 +69,10 @@ async function uploadFile(client: WebClient, action: string, name: string, conte
 let v1: any;
 let draft: any;
 
+// Release assets limited to a list (any type by default), so the page shows a refusal.
+const suite = webServer({ repository: { release: { ALLOWED_TYPES: '.txt,.zip' } } });
 beforeAll(async () => {
-  // Release assets limited to a list (any type by default), so the page shows a refusal.
-  server = await startServer({ repository: { release: { ALLOWED_TYPES: '.txt,.zip' } } });
+  server = suite.server;
   for (const name of ['owner', 'writer', 'reader', 'stranger']) users[name] = await server.user(name);
   token = await server.token(users.owner, ['write:repository', 'read:user']);
   await must('POST', '/user/repos', { name: 'pub', auto_init: true, default_branch: 'main' });
@@ -93,14 +93,8 @@ beforeAll(async () => {
   await must('POST', '/repos/owner/pub/wiki/new', { title: XSS_WIKI_TITLE, content_base64: b64('*odd name*') });
   await must('POST', '/repos/owner/pub/wiki/new', { title: '_Sidebar', content_base64: b64('Sidebar **links**') });
   await must('POST', '/repos/owner/priv/wiki/new', { title: 'Home', content_base64: b64('Secret wiki text') });
-  for (const name of ['owner', 'writer', 'reader', 'stranger']) {
-    clients[name] = new WebClient(server);
-    await clients[name].signIn(users[name]);
-  }
+  Object.assign(clients, await signedInAll(server, users));
 }, 120000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('access', () => {
   test("a private repository's release and wiki pages are 404 pages for anonymous visitors and strangers", async () => {
@@ -246,8 +240,9 @@ describe('releases', () => {
     expect(text).toContain('11 B');
     const asset = (await must('GET', `/repos/owner/pub/releases/${v1.id}`)).assets[0];
     expect(res.html).toContain(`href="${asset.browser_download_url}"`);
-    // Source archives of a public repository, from the API's archive download.
-    expect(res.html).toContain('href="/api/v1/repos/owner/pub/archive/v1.0.zip"');
+    // Source archives at the page URL; the API's own download serves the same archive.
+    expect(res.html).toContain('href="/owner/pub/archive/v1.0.zip"');
+    expect(res.html).toContain('href="/owner/pub/archive/v1.0.tar.gz"');
     const zip = await fetch(new URL('/api/v1/repos/owner/pub/archive/v1.0.zip', server.url));
     expect(zip.status).toBe(200);
     expect(
@@ -261,6 +256,27 @@ describe('releases', () => {
     // Repository header tabs.
     expect(res.html).toMatch(/<a href="\/owner\/pub\/releases" aria-current="page">/);
     expect(res.html).toContain('href="/owner/pub/wiki"');
+  });
+
+  test("a private repository's source archive downloads from the page for readers, 404 for others; /api ignores the session", async () => {
+    const page = await clients.owner.get('/owner/priv/releases');
+    expect(page.html).toContain('href="/owner/priv/archive/secret-1.zip"');
+    for (const reader of [clients.owner, clients.reader]) {
+      const zip = await reader.download('/owner/priv/archive/secret-1.zip');
+      expect(zip.status).toBe(200);
+      expect(zip.headers.get('content-type')).toBe('application/zip');
+      expect(zip.headers.get('content-disposition')).toContain('priv-secret-1.zip');
+      expect(zip.body.subarray(0, 2).toString()).toBe('PK');
+    }
+    const tarGz = await clients.owner.download('/owner/priv/archive/main.tar.gz');
+    expect(tarGz.status).toBe(200);
+    expect([...tarGz.body.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    expect((await clients.stranger.download('/owner/priv/archive/secret-1.zip')).status).toBe(404);
+    expect((await new WebClient(server).download('/owner/priv/archive/secret-1.zip')).status).toBe(404);
+    expect((await clients.owner.download('/owner/priv/archive/no-such-ref.zip')).status).toBe(404);
+    expect((await clients.owner.download('/owner/priv/archive/secret-1.rar')).status).toBe(400);
+    // The session is no credential for the API: its archive operation does not see the owner.
+    expect((await clients.owner.download('/api/v1/repos/owner/priv/archive/secret-1.zip')).status).toBe(404);
   });
 
   test('one release at /releases/tag/{tag}, /releases/latest redirects to it, and a draft is only for writers', async () => {

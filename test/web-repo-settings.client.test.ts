@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
+import type { TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 import { waitFor } from './helpers/wait';
 
 /**
@@ -23,6 +23,8 @@ const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
 let listener: http.Server;
 let listenerUrl = '';
 
+// Webhooks may reach loopback addresses only because this configuration says so.
+const suite = browserSuite({ webhook: { ALLOWED_HOST_LIST: 'loopback', RETRY_BACKOFF: 0.2, POLL_INTERVAL: 0.1, DELIVER_TIMEOUT: 2 } });
 beforeAll(async () => {
   listener = http.createServer((req, res) => {
     let body = '';
@@ -34,8 +36,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
   listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/hook`;
-  // Webhooks may reach loopback addresses only because this configuration says so.
-  server = await startServer({ webhook: { ALLOWED_HOST_LIST: 'loopback', RETRY_BACKOFF: 0.2, POLL_INTERVAL: 0.1, DELIVER_TIMEOUT: 2 } });
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
   const res = await server.api('POST', '/user/repos', {
     basic: [alice.name, alice.password],
@@ -43,18 +45,15 @@ beforeAll(async () => {
   });
   expect(res.status).toBe(201);
   sandbox = gitSandbox();
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await browser.newPage({ viewport: DESKTOP });
 }, 90000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
   sandbox?.cleanup();
   await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));
 });
 
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 test('settings: features stay on, a webhook’s test delivery arrives and is in the history, a protected branch refuses a push', async () => {
   await step(page, 'sign-in', () => signIn(page, server, alice));

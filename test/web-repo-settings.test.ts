@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './helpers/server';
-import { WebClient, csrfToken, textOf } from './helpers/web';
+import type { TestServer } from './helpers/server';
+import { WebClient, csrfToken, textOf, webServer, mustCall } from './helpers/web';
 
 /**
  * The repository settings pages over plain HTTP: only the repository's administrators reach them
@@ -18,16 +18,17 @@ let reader: WebClient;
 let stranger: WebClient;
 let anonymous: WebClient;
 
-async function api(method: string, path: string, body?: unknown, who = alice): Promise<any> {
-  const res = await server.api(method, path, { basic: [who.name, who.password], body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const api = (method: string, path: string, body?: unknown, who = alice): Promise<any> =>
+  mustCall(
+    () => server,
+    () => who,
+  )(method, path, body);
 
 const repoJson = (name: string) => server.api('GET', `/repos/alice/${name}`, { basic: [alice.name, alice.password] });
 
+const suite = webServer({ migrations: { ALLOW_LOCALNETWORKS: true } });
 beforeAll(async () => {
-  server = await startServer({ migrations: { ALLOW_LOCALNETWORKS: true } });
+  server = suite.server;
   alice = await server.user('alice');
   bob = await server.user('bob');
   carol = await server.user('carol');
@@ -42,10 +43,6 @@ beforeAll(async () => {
   await stranger.signIn(carol);
   anonymous = new WebClient(server);
 }, 60000);
-
-afterAll(async () => {
-  await server?.close();
-});
 
 const PAGES = [
   '/settings',

@@ -1,9 +1,9 @@
 import childProcess from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { startServer, type TestServer } from './helpers/server';
+import type { TestServer } from './helpers/server';
 import { cloneUrl, gitSandbox } from './helpers/git';
-import { WebClient, csrfToken, textOf } from './helpers/web';
+import { WebClient, csrfToken, textOf, webServer, mustCall } from './helpers/web';
 
 /**
  * The repository code pages over plain HTTP: creating a repository through the form, home, tree,
@@ -19,11 +19,10 @@ let sandbox: ReturnType<typeof gitSandbox>;
 let secretSha = '';
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
-async function must(method: string, apiPath: string, body?: unknown): Promise<any> {
-  const res = await server.api(method, apiPath, { basic: [alice.name, alice.password], body });
-  if (res.status >= 300) throw new Error(`${method} ${apiPath}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const must = mustCall(
+  () => server,
+  () => alice,
+);
 
 async function commitFiles(repo: string, files: Record<string, string>, message = 'add files', branch?: string): Promise<string> {
   const list = Object.entries(files).map(([p, content]) => ({ operation: 'create', path: p, content: b64(content) }));
@@ -45,8 +44,9 @@ function rawGet(target: string): Promise<{ status: number; body: string }> {
   });
 }
 
+const suite = webServer();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
   alice = await server.user('alice');
   bob = await server.user('bob');
   sandbox = gitSandbox();
@@ -56,7 +56,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   sandbox.cleanup();
-  await server.close();
 });
 
 describe('private repositories', () => {

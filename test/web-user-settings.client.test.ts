@@ -1,31 +1,28 @@
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server';
-import { openBrowser, screenshot, signIn, step } from './helpers/browser';
+import type { TestServer } from './helpers/server';
+import { browserSuite, DESKTOP, screenshot, signIn, step } from './helpers/browser';
 
 /**
  * Access tokens in a real browser: the scope warning is shown while no scope is chosen and keeps
  * an empty form from being sent; with a scope the token is created, shown once, and works against
- * `/api/v1/user`. Then the notifications inbox: a thread marked read. Saves the screenshots
- * `user-settings-applications.png`, `user-settings-token-created.png` and `notifications.png`.
+ * `/api/v1/user`. Then the notifications inbox: a thread marked read; and a password change. Saves
+ * the screenshots `user-settings-applications.png`, `user-settings-token-created.png`,
+ * `notifications.png` and `user-settings-account.png`.
  */
 let server: TestServer;
 let browser: Browser;
 let page: Page;
 let alice: { name: string; password: string; id: number };
 
+const suite = browserSuite();
 beforeAll(async () => {
-  server = await startServer();
+  server = suite.server;
+  browser = suite.browser;
   alice = await server.user('alice');
-  browser = await openBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await browser.newPage({ viewport: DESKTOP });
 }, 90000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const url = (path: string) => new URL(path, server.url).toString();
+const { url } = suite;
 
 test('create a token: the scope warning first, then with a scope; the token shown once works against the API', async () => {
   await step(page, 'sign-in', () => signIn(page, server, alice));
@@ -97,4 +94,24 @@ test('the notifications inbox: a thread links to its issue and is marked read', 
     await page.getByRole('link', { name: '1 Read' }).click();
     await page.getByRole('link', { name: 'Water the roses' }).waitFor();
   });
+});
+
+test('change the password: the current one first; afterwards the new one signs in', async () => {
+  const carol = await server.user('carol');
+  const own = await browser.newPage({ viewport: DESKTOP });
+  await step(own, 'carol-sign-in', () => signIn(own, server, carol));
+  await step(own, 'change-password', async () => {
+    await own.goto(url('/user/settings/account'));
+    await own.getByLabel('Current password').fill(carol.password);
+    await own.getByLabel('New password', { exact: true }).fill('a-brand-new-secret');
+    await own.getByLabel('Confirm the new password').fill('a-brand-new-secret');
+    await own.getByRole('button', { name: 'Update password' }).click();
+    await own.getByText('Your password was changed.').waitFor();
+    await screenshot(own, 'user-settings-account');
+  });
+  const fresh = await browser.newPage({ viewport: DESKTOP });
+  await step(fresh, 'sign-in-with-new-password', () => signIn(fresh, server, { name: carol.name, password: 'a-brand-new-secret' }));
+  expect(new URL(fresh.url()).pathname).toBe('/');
+  await own.close();
+  await fresh.close();
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { TestServer } from './server';
+import { startServer, type TestServer } from './server';
 
 /** Debian's chromium (scripts/setup-test-deps.sh installs it); never a downloaded browser. */
 export const CHROMIUM = process.env.HEARTH_CHROMIUM ?? '/usr/bin/chromium';
@@ -59,4 +59,42 @@ export async function step<T>(page: Page, name: string, run: () => Promise<T>): 
     await screenshot(page, `FAILED-${name.replace(/[^a-z0-9-]+/gi, '-')}`).catch(() => undefined);
     throw err;
   }
+}
+
+/** The usual window of the browser tests. */
+export const DESKTOP = { width: 1280, height: 900 };
+
+/**
+ * The server and the browser of a browser test file, started before the file's own setup (its
+ * first `beforeAll`) and closed after its tests, the browser first.
+ */
+export function browserSuite(config: Record<string, unknown> = {}): {
+  readonly server: TestServer;
+  readonly browser: Browser;
+  /** An absolute URL of a site path on the server. */
+  url(path: string): string;
+} {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = await startServer(config);
+    browser = await openBrowser();
+  }, 90000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (!value) throw new Error('the browser suite is not started yet: use it in a test or a hook');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get browser() {
+      return started(browser);
+    },
+    url: (path: string) => new URL(path, started(server).url).toString(),
+  };
 }

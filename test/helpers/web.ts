@@ -1,4 +1,4 @@
-import type { TestServer } from './server';
+import { startServer, type TestServer } from './server';
 
 /** A cookie jar over fetch: what a browser without JavaScript does with the web interface. */
 export class WebClient {
@@ -30,6 +30,13 @@ export class WebClient {
     });
     this.remember(res);
     return { status: res.status, html: await res.text(), headers: res.headers };
+  }
+
+  /** GET a download with the session's cookies: status, headers and the bytes. */
+  async download(path: string): Promise<{ status: number; body: Buffer; headers: Headers }> {
+    const res = await fetch(new URL(path, this.server.url), { headers: { Cookie: this.cookieHeader() }, redirect: 'manual' });
+    this.remember(res);
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
   }
 
   /** POST a form; `_csrf` is taken from `csrfFrom` (the page the form is on) unless given. */
@@ -77,4 +84,58 @@ export function textOf(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** A user the test server made: its name, password and id. */
+export type TestUser = { name: string; password: string; id: number };
+
+/** How a `must` call authenticates: a token, or a user's password (basic auth). */
+export type Credential = { token: string } | { name: string; password: string };
+
+/**
+ * One server for a web test file, started before its tests and closed after them (the first
+ * `beforeAll`/`afterAll` of the file, so a suite's own setup can use it). `server` may be read once
+ * the file's tests or hooks run.
+ */
+export function webServer(config: Record<string, unknown> = {}): { readonly server: TestServer } {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startServer(config);
+  }, 60000);
+  afterAll(async () => started?.close());
+  return {
+    get server() {
+      if (!started) throw new Error('the web test server is not started yet: use it in a test or a hook');
+      return started;
+    },
+  };
+}
+
+/**
+ * `must(method, path, body?)`: an `/api/v1` call as `credential()` that must answer with one of
+ * `expected` (any 2xx by default); its JSON body. Setup steps fail loudly instead of quietly.
+ */
+export function mustCall(server: () => TestServer, credential: () => Credential) {
+  return async function must<T = any>(method: string, path: string, body?: unknown, expected?: number[]): Promise<T> {
+    const who = credential();
+    const auth = 'token' in who ? { token: who.token } : { basic: [who.name, who.password] as [string, string] };
+    const res = await server().api(method, path, { ...auth, body });
+    const ok = expected ? expected.includes(res.status) : res.status >= 200 && res.status < 300;
+    if (!ok) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.body as T;
+  };
+}
+
+/** A cookie-jar client signed in as `user` through the sign-in form. */
+export async function signedIn(server: TestServer, user: { name: string; password: string }): Promise<WebClient> {
+  const client = new WebClient(server);
+  await client.signIn(user);
+  return client;
+}
+
+/** Signed-in clients for each of `users`, by name. */
+export async function signedInAll(server: TestServer, users: Record<string, TestUser>): Promise<Record<string, WebClient>> {
+  const clients: Record<string, WebClient> = {};
+  for (const [name, user] of Object.entries(users)) clients[name] = await signedIn(server, user);
+  return clients;
 }

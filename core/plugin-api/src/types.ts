@@ -649,6 +649,12 @@ export interface UserDirectory {
    * given stays); 422 when it would demote the last site administrator. (API 2.2)
    */
   setFlags(userId: number, flags: { isAdmin?: boolean; isRestricted?: boolean }): Promise<UserInfo>;
+  /**
+   * A user's own password change (a settings page): ApiError 403 when `oldPassword` is wrong, 400
+   * when `newPassword` is shorter than `[security] MIN_PASSWORD_LENGTH`, 422 for an account of an
+   * external source (no local password), 404 for an unknown user. Sessions are the caller's to end. (API 2.3)
+   */
+  changePassword(userId: number, oldPassword: string, newPassword: string): Promise<void>;
 }
 
 /** A new account from an external authentication source (`UserDirectory.createExternal`). (API 2.2) @public */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError, rowReader, toNumber, unixToIso, type ApiRequest, type Principal } from '@hearth/plugin-api';
+import { actsAsAdmin, ApiError, rowReader, toNumber, unixToIso, type ApiRequest, type Principal } from '@hearth/plugin-api';
 import { repositoryJsons, whereReadable, type ActivityDeps } from './activity-context';
 import { OP_TYPE_NAMES } from './recorder';
 
@@ -59,12 +59,24 @@ export function feedService(deps: ActivityDeps) {
   };
 
   /**
+   * Gitea's "hide activity" (`keep_activity_private`): what such a user did is left out of every
+   * feed, except for the user and site administrators.
+   */
+  const hideKeptPrivate = (q: Knex.QueryBuilder, viewer: Principal | null) => {
+    if (actsAsAdmin(viewer)) return;
+    const hidden = db('users').select('id').where('keep_activity_private', true);
+    if (viewer && !viewer.publicOnly) hidden.whereNot('id', viewer.user.id);
+    q.whereNotIn('a.act_user_id', hidden);
+  };
+
+  /**
    * One page of a feed: `scope` narrows the activity rows (alias a) and must keep only
    * repositories the caller may read (`readableRepos`).
    */
   const feedPage = async (req: ApiRequest<any, FeedQuery, any>, scope: (q: Knex.QueryBuilder) => void, feedUserId: number) => {
     const q = db('activities as a');
     scope(q);
+    hideKeptPrivate(q, req.principal);
     if (req.query.date) {
       const start = Date.parse(`${req.query.date}T00:00:00Z`);
       if (Number.isNaN(start)) throw ApiError.unprocessable('date is not a valid date (YYYY-MM-DD)');

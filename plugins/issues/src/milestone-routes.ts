@@ -15,6 +15,7 @@ import {
 } from '@hearth/plugin-api';
 import { list, type IssueContext, type IssueDeps, type RepoParams } from './issue-context';
 import { toMilestone, type MilestoneRow } from './issue-store';
+import { NO_DEADLINE_UNIX } from './milestone-document';
 
 interface MilestoneBody {
   title?: string;
@@ -139,7 +140,7 @@ function milestoneListOperations(deps: IssueDeps, ctx: IssueContext, { one }: Mi
           name: b.title,
           content: b.description ?? '',
           is_closed: closed,
-          deadline_unix: b.due_on ? parseTime(b.due_on, 'due_on') : 0,
+          deadline_unix: deadlineOf(b.due_on) ?? 0,
           closed_date_unix: closed ? now : 0,
           created_unix: now,
           updated_unix: now,
@@ -191,7 +192,8 @@ function milestoneItemOperations(deps: IssueDeps, ctx: IssueContext, { find, one
           patch.name = b.title;
         }
         if (b.description !== undefined) patch.content = b.description;
-        if (b.due_on !== undefined) patch.deadline_unix = b.due_on ? parseTime(b.due_on, 'due_on') : 0;
+        const deadline = deadlineOf(b.due_on);
+        if (deadline !== undefined) patch.deadline_unix = deadline;
         const closed = state(b.state);
         if (closed !== undefined) {
           patch.is_closed = closed;
@@ -222,4 +224,19 @@ function milestoneItemOperations(deps: IssueDeps, ctx: IssueContext, { find, one
       },
     },
   ];
+}
+
+/** Go's zero time (0001-01-01T00:00:00Z) in Unix seconds: what Gitea's clients send for "not set". */
+const GO_ZERO_UNIX = -62135596800;
+
+/**
+ * The stored deadline a `due_on` asks for, as Gitea 1.20 reads it: absent or Go's zero time leave
+ * the deadline as it is; a date in year 9999 or later is Gitea's "no due date" and clears it (0);
+ * else the time.
+ */
+function deadlineOf(dueOn: string | null | undefined): number | undefined {
+  if (!dueOn) return undefined;
+  const unix = parseTime(dueOn, 'due_on');
+  if (unix <= GO_ZERO_UNIX) return undefined;
+  return unix >= NO_DEADLINE_UNIX - 366 * 86400 ? 0 : unix;
 }

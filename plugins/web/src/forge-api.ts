@@ -41,6 +41,11 @@ export class ForgeApi {
     return { items, total: Number(totalOf(response) ?? items.length) };
   }
 
+  /** The operation's whole answer (a streamed download: status, content type, headers, body); refusals throw as elsewhere. */
+  async download(viewer: PageViewer, path: string): Promise<ApiResponse> {
+    return this.call(viewer, 'get', path);
+  }
+
   /** A change; `query` for the operations that take their options there (e.g. marking notifications read). */
   async send<T = any>(
     viewer: PageViewer,

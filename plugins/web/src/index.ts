@@ -19,6 +19,7 @@ import { pullRoutes } from './routes/pull-routes';
 import { repoRoutes } from './routes/repo-routes';
 import { repoSettingsRoutes } from './routes/repo-settings-routes';
 import { releaseRoutes } from './routes/release-routes';
+import { archiveRoutes } from './routes/archive-routes';
 import { wikiRoutes } from './routes/wiki-routes';
 import { packageRoutes } from './routes/package-routes';
 import { milestoneLabelRoutes } from './routes/milestone-label-routes';
@@ -56,7 +57,7 @@ export {
 export default definePlugin<WebSettings>({
   name: 'web',
   version: '0.1.0',
-  apiVersion: '^2.2.0',
+  apiVersion: '^2.3.0',
   description: 'The web interface: pages for people, at Gitea’s URLs',
   settingsSchema: webSettingsSchema,
   migrations: webMigrations,
@@ -152,6 +153,7 @@ export default definePlugin<WebSettings>({
     milestoneLabelRoutes(web);
     releaseRoutes(web);
     wikiRoutes(web);
+    archiveRoutes(web);
     repoSettingsRoutes(web);
     // Last: its `/:owner/:repo` would otherwise take two-segment pages with a fixed first segment.
     repoRoutes(web);

@@ -105,6 +105,11 @@ export function pageSessions({ sessions, users, appUrl, lifetimeSeconds }: PageS
       res.cookie(SESSION_COOKIE, key, cookieOptions(req, lifetimeSeconds));
       res.clearCookie(ANONYMOUS_CSRF_COOKIE, { path: '/' });
     },
+    /** End the viewer's sessions in every other browser (after a password change). */
+    async signOutElsewhere(req: Request): Promise<void> {
+      const session = viewers.get(req)?.session;
+      if (session) await sessions.destroyOthersOf(session.userId, session.id);
+    },
     async signOut(req: Request, res: Response): Promise<void> {
       const session = viewers.get(req)?.session;
       if (session) await sessions.destroy(session.id);

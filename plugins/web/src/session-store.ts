@@ -72,6 +72,11 @@ export class SessionStore {
     await db('web_sessions').where({ user_id: userId }).delete();
   }
 
+  /** Every session of a user but one (a password change signs out the other browsers). */
+  async destroyOthersOf(userId: number, keepSessionId: number): Promise<void> {
+    await this.db('web_sessions').where({ user_id: userId }).whereNot({ id: keepSessionId }).delete();
+  }
+
   /** Expired rows, swept now and then. */
   async sweep(): Promise<number> {
     return this.db('web_sessions').where('expires_unix', '<=', nowUnix()).delete();

@@ -221,6 +221,11 @@ function userDirectory(users: UserService, hooks: KernelHooks, config: HearthCon
       const row = await users.byEmail(email);
       return row ? users.toInfo(row) : null;
     },
+    changePassword: async (userId, oldPassword, newPassword) => {
+      const row = await users.byId(userId);
+      if (!row || row.type !== 0) throw ApiError.notFound(`user does not exist [id: ${userId}]`);
+      await users.changePassword(row, oldPassword, newPassword);
+    },
     setFlags: async (userId, { isAdmin, isRestricted }) => {
       const row = await users.byId(userId);
       if (!row || row.type !== 0) throw ApiError.notFound(`user does not exist [id: ${userId}]`);

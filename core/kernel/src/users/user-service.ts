@@ -296,6 +296,21 @@ export class UserService {
     await this.hooks.user.deleted.promise({ user: this.toInfo(row), actor });
   }
 
+  /**
+   * A user's own password change: the current password must match (403 otherwise) and the new one
+   * meet `[security] MIN_PASSWORD_LENGTH` (400). Accounts of an external source have no local
+   * password (422). Clears `must_change_password`.
+   */
+  async changePassword(row: UserRow, oldPassword: string, newPassword: string): Promise<void> {
+    if (row.type !== 0 || Number(row.login_source) !== 0 || !row.passwd)
+      throw ApiError.unprocessable('this account signs in through an external source and has no password here');
+    if (!(await verifyPassword(oldPassword, row.passwd))) throw ApiError.forbidden('the current password is wrong');
+    this.assertPasswordAcceptable(newPassword);
+    const passwd = await hashPassword(newPassword, this.config.security.SCRYPT_COST);
+    await UserRow.query(this.db).patch({ passwd, must_change_password: false, updated_unix: nowUnix() }).where('id', row.id);
+    this.credentials.clear();
+  }
+
   /** The user for a name (or primary email) and password, or null; the same work whether or not the name exists. */
   async verifyLogin(name: string, password: string): Promise<UserRow | null> {
     const row = (await this.byName(name)) ?? (await UserRow.query(this.db).findOne({ email: name }));

@@ -6,83 +6,12 @@ import { apiPath } from '../forge-api';
 import { viewerOf } from '../page-session';
 import { adminPage, requireAdmin } from './admin-parts';
 import { formRefusal } from './org-parts';
-import { listAll, orNull, text } from './route-parts';
-import {
-  AdminHookFormPage,
-  AdminHooksPage,
-  HOOK_EVENTS,
-  HOOK_TYPES,
-  type DeliveryJson,
-  type EventMode,
-  type HookForm,
-  type HookFormProps,
-  type HookJson,
-} from '../views/admin-hook-pages';
-
-/** Event types a delivery can carry (the API lists a hook's events by these); a hook with all of them sends everything. */
-const EVENT_TYPE_COUNT = 23;
-const CHOOSABLE = new Set(HOOK_EVENTS.map(([name]) => name));
+import { listAll, orNull } from './route-parts';
+import { AdminHookFormPage, AdminHooksPage, type HookFormProps } from '../views/admin-hook-pages';
+import { HOOK_TYPES, newHookForm, type DeliveryJson, type HookJson } from '../views/webhook-form';
+import { formOfBody, formOfHook, hookId, hookOption } from './webhook-form';
 
 const NOTICES: Record<string, string> = { added: 'The webhook was added.', deleted: 'The webhook was deleted.' };
-
-function many(value: unknown): string[] {
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-}
-
-/** The form of an existing hook: its event types folded back into the choosable events. */
-function formOf(hook: HookJson): HookForm {
-  const chosen = [
-    ...new Set(hook.events.map((e) => (/^pull_request_review_(approved|rejected|comment)$/.test(e) ? 'pull_request_review' : e))),
-  ];
-  const mode: EventMode =
-    hook.events.length >= EVENT_TYPE_COUNT ? 'all' : hook.events.length === 1 && hook.events[0] === 'push' ? 'push' : 'choose';
-  return {
-    type: hook.type,
-    url: hook.config.url ?? '',
-    http_method: hook.config.http_method ?? 'post',
-    content_type: hook.config.content_type ?? 'json',
-    branch_filter: hook.branch_filter,
-    channel: hook.config.channel ?? '',
-    mode,
-    events: mode === 'choose' ? chosen : [],
-    active: hook.active,
-  };
-}
-
-function sentForm(type: string, body: Record<string, unknown>): HookForm {
-  const mode = (['push', 'all', 'choose'] as const).find((m) => m === body.events_mode) ?? 'push';
-  return {
-    type,
-    url: text(body.url, 2048).trim(),
-    http_method: text(body.http_method, 8) === 'GET' ? 'GET' : 'POST',
-    content_type: body.content_type === 'form' ? 'form' : 'json',
-    branch_filter: text(body.branch_filter).trim(),
-    channel: text(body.channel, 100).trim(),
-    mode,
-    events: many(body.events).filter((e) => CHOOSABLE.has(e)),
-    active: body.active === 'on',
-  };
-}
-
-/** CreateHookOption/EditHookOption of the form; an empty secret on edit keeps the stored one. */
-function hookBody(form: HookForm, secret: string, editing: boolean): Record<string, unknown> {
-  const config: Record<string, string> = { url: form.url };
-  if (form.type === 'gitea' || form.type === 'gogs') {
-    config.http_method = form.http_method;
-    config.content_type = form.content_type;
-    if (secret || !editing) config.secret = secret;
-  }
-  if (form.type === 'slack') config.channel = form.channel;
-  const events = form.mode === 'all' ? ['*'] : form.mode === 'push' ? ['push'] : form.events;
-  return { ...(editing ? {} : { type: form.type }), config, events, branch_filter: form.branch_filter, active: form.active };
-}
-
-/** A hook id of a URL or form (a 404 page for anything else). */
-function hookId(value: unknown): number {
-  const raw = String(value);
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1) throw ApiError.notFound();
-  return Number(raw);
-}
 
 /**
  * System webhooks at Gitea's URLs: `/admin/hooks` (list), `/admin/system-hooks/{type}/new`,
@@ -121,27 +50,15 @@ export function adminHookRoutes(web: WebRoutes): void {
     adminPage(async (req, res, viewer) => {
       const type = typeOf(req);
       await requireAdmin(web, viewer);
-      const form: HookForm = {
-        type,
-        url: '',
-        http_method: 'POST',
-        content_type: 'json',
-        branch_filter: '*',
-        channel: '',
-        mode: 'push',
-        events: [],
-        active: true,
-      };
-      render(req, res, { form });
+      render(req, res, { form: newHookForm(type) });
     }),
   );
 
   pages.post('/admin/system-hooks/:type/new', async (req, res) => {
     const viewer = viewerOf(req);
-    const form = sentForm(typeOf(req), req.body ?? {});
+    const form = formOfBody(typeOf(req), req.body ?? {});
     try {
-      if (form.mode === 'choose' && form.events.length === 0) throw ApiError.unprocessable('Choose at least one event.');
-      await api.send(viewer, 'post', '/admin/hooks', hookBody(form, text(req.body.secret), false));
+      await api.send(viewer, 'post', '/admin/hooks', hookOption(form, req.body ?? {}, false));
       res.redirect(303, '/admin/hooks?done=added');
     } catch (err) {
       if (!formRefusal(err)) throw err;
@@ -165,17 +82,16 @@ export function adminHookRoutes(web: WebRoutes): void {
     adminPage(async (req, res, viewer) => {
       const hook = await api.get<HookJson>(viewer, apiPath`/admin/hooks/${hookId(req.params.id)}`);
       const deliveries = await deliveriesOf(viewer, hook.id);
-      render(req, res, { form: formOf(hook), hook, deliveries, saved: req.query.saved === '1' });
+      render(req, res, { form: formOfHook(hook), hook, deliveries, saved: req.query.saved === '1' });
     }),
   );
 
   pages.post('/admin/hooks/:id', async (req, res) => {
     const viewer = viewerOf(req);
     const hook = await api.get<HookJson>(viewer, apiPath`/admin/hooks/${hookId(req.params.id)}`);
-    const form = sentForm(hook.type, req.body ?? {});
+    const form = formOfBody(hook.type, req.body ?? {});
     try {
-      if (form.mode === 'choose' && form.events.length === 0) throw ApiError.unprocessable('Choose at least one event.');
-      await api.send(viewer, 'patch', apiPath`/admin/hooks/${hook.id}`, hookBody(form, text(req.body.secret), true));
+      await api.send(viewer, 'patch', apiPath`/admin/hooks/${hook.id}`, hookOption(form, req.body ?? {}, true));
       res.redirect(303, `/admin/hooks/${hook.id}?saved=1`);
     } catch (err) {
       if (!formRefusal(err)) throw err;

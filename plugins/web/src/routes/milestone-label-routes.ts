@@ -222,6 +222,9 @@ function milestoneRoutes(web: WebRoutes): void {
     renderer.send(res, h(MilestoneFormPage, { kit: renderer.kit(req), repo, id, form }));
   };
 
+  /** Gitea's "no due date" (the latest second it stores). */
+  const NO_DUE_DATE = '9999-12-31T23:59:59Z';
+
   /** Send the form's milestone; the API's refusal of what it says comes back on the form. */
   const save = async (req: Request, res: Response, id: number | undefined) => {
     const { viewer, repo } = await writableRepo(web, req);
@@ -235,12 +238,8 @@ function milestoneRoutes(web: WebRoutes): void {
     const due = dueOn(form.due);
     if (!form.title) return back('The title may not be empty.');
     if (due === null) return back('The due date is not a date (use YYYY-MM-DD).');
-    if (id && !due) {
-      // The API takes a new due date but has no way to remove one (as Gitea's API): say so rather than keep it silently.
-      const current = await api.get<MilestoneRow>(viewer, apiPath`/repos/${repo.owner.login}/${repo.name}/milestones/${id}`);
-      if (current.due_on) return back('A due date can be changed but not removed.');
-    }
-    const body = { title: form.title, description: form.description, ...(due ? { due_on: due } : {}) };
+    // An emptied date field removes the due date: Gitea's API reads a date in year 9999 as "none" (null changes nothing).
+    const body = { title: form.title, description: form.description, ...(due ? { due_on: due } : id ? { due_on: NO_DUE_DATE } : {}) };
     try {
       if (id) await api.send(viewer, 'patch', apiPath`/repos/${repo.owner.login}/${repo.name}/milestones/${id}`, body);
       else await api.send(viewer, 'post', milestonesPath(repo), body);

@@ -131,14 +131,15 @@ async function sendConversation(
   const { viewer, repo, owner, name, pr, index } = p;
   const issuePath = apiPath`/repos/${owner}/${name}/issues/${index}`;
   const open = pr.state === 'open' && !pr.merged;
-  const [issue, events, status] = await Promise.all([
+  const writer = Boolean(repo.permissions?.push);
+  const [issue, events, status, templates] = await Promise.all([
     api.get<IssueJson>(viewer, issuePath),
     orNull(listAll<TimelineEventJson>(web, viewer, `${issuePath}/timeline`)),
     open && pr.head.sha
       ? orNull(api.get<CombinedStatusJson>(viewer, apiPath`/repos/${owner}/${name}/commits/${pr.head.sha}/status`, { limit: API_PAGE }))
       : Promise.resolve(null),
+    open && writer ? mergeTemplates(web, p) : Promise.resolve([]),
   ]);
-  const writer = Boolean(repo.permissions?.push);
   const user = viewer.user;
   const isPoster = Boolean(user && pr.user && pr.user.login.toLowerCase() === user.name.toLowerCase());
   renderer.send(
@@ -154,10 +155,20 @@ async function sendConversation(
       canComment: Boolean(user) && (!issue.locked || writer),
       canChangeState: Boolean(user) && !pr.merged && (writer || isPoster),
       commentAction: `${repoHref(repo.full_name)}/issues/${index}/comments`,
-      merge: { status, canMerge: Boolean(user) && writer, error: mergeError?.message },
+      merge: { status, canMerge: Boolean(user) && writer, error: mergeError?.message, templates },
     }),
     mergeError?.status ?? 200,
   );
+}
+
+/**
+ * The merge message template files of the base branch (Gitea's `.gitea/default_merge_message/<STYLE>_TEMPLATE.md`,
+ * which the merge uses when no title and message are given), read through the contents API as the viewer.
+ */
+async function mergeTemplates(web: WebRoutes, p: OpenedPull): Promise<string[]> {
+  const dir = `${apiPath`/repos/${p.owner}/${p.name}/contents/`}.gitea/default_merge_message`;
+  const entries = await orNull(web.api.get<Array<{ name: string; type: string }>>(p.viewer, dir, { ref: p.pr.base.ref }));
+  return Array.isArray(entries) ? entries.filter((e) => e.type === 'file' && /^[A-Z-]+_TEMPLATE\.md$/.test(e.name)).map((e) => e.name) : [];
 }
 
 function pullPageRoutes(web: WebRoutes): void {

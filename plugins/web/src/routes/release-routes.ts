@@ -7,6 +7,7 @@ import { viewerOf, type PageViewer } from '../page-session';
 import { pageNumber } from './home-routes';
 import { listAll, loadRepo, orNull, refusal, text } from './route-parts';
 import { encodeSegments, repoHref } from '../views/common';
+import { archiveHref } from './archive-routes';
 import type { RepoJson } from '../views/home-pages';
 import { signInHref } from '../views/layout';
 import {
@@ -282,14 +283,14 @@ function releaseData(web: WebRoutes) {
       api.get<ReleaseJson>(viewer, `${data.path(repo)}/tags/${encodeSegments(tag)}`),
 
     card(repo: RepoJson, release: ReleaseJson, latest: ReleaseJson | null, canWrite: boolean): Omit<ReleaseCardProps, 'repo' | 'heading'> {
-      // The API's archive download reads no page session: offered for public repositories only.
-      const archive = `/api/v1${apiPath`/repos/${repo.owner.login}/${repo.name}/archive/`}${encodeSegments(release.tag_name)}`;
       return {
         release,
         latest: latest?.id === release.id,
         notesHtml: notes(repo, release.body),
         canWrite,
-        sourceArchives: repo.private || release.draft ? undefined : { zip: `${archive}.zip`, tarGz: `${archive}.tar.gz` },
+        sourceArchives: release.draft
+          ? undefined
+          : { zip: archiveHref(repo.full_name, release.tag_name, 'zip'), tarGz: archiveHref(repo.full_name, release.tag_name, 'tar.gz') },
       };
     },
 

@@ -5,78 +5,13 @@ import type { WebRoutes } from '../web-routes';
 import { apiPath } from '../forge-api';
 import { pageNumber } from './home-routes';
 import { listAll, text } from './route-parts';
-import { adminRepo, attempt, checked, doneOf, type Refused, type SettingsTarget } from './repo-settings-shared';
+import { adminRepo, attempt, doneOf, type Refused, type SettingsTarget } from './repo-settings-shared';
 import { settingsHref } from '../views/repo-settings-frame';
-import {
-  HOOK_EVENTS,
-  HookPage,
-  HooksListPage,
-  NEW_HOOK,
-  type DeliveryJson,
-  type HookForm,
-  type HookJson,
-} from '../views/repo-settings-hooks';
+import { HookPage, HooksListPage } from '../views/repo-settings-hooks';
+import { newHookForm, type DeliveryJson, type HookForm, type HookJson } from '../views/webhook-form';
+import { formOfBody, formOfHook, hookId, hookOption } from './webhook-form';
 
 const DELIVERIES_PER_PAGE = 10;
-const REVIEW_EVENTS = new Set(['pull_request_review_approved', 'pull_request_review_rejected', 'pull_request_review_comment']);
-const CHOOSABLE = new Set(HOOK_EVENTS.map(([name]) => name));
-
-/** The `{id}` of a webhook URL; anything but a positive number is no page. */
-function hookId(value: unknown): number {
-  const raw = String(value);
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1) throw ApiError.notFound('no such webhook');
-  return Number(raw);
-}
-
-/** A form field as a list (a repeated field arrives as an array). */
-function many(value: unknown): string[] {
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-}
-
-/** A hook as its form shows it: the events it receives back as the choices that chose them. */
-function formOfHook(hook: HookJson): HookForm {
-  const chosen = [...new Set(hook.events.map((e) => (REVIEW_EVENTS.has(e) ? 'pull_request_review' : e)))];
-  const trigger = chosen.length >= HOOK_EVENTS.length ? 'all' : chosen.length === 1 && chosen[0] === 'push' ? 'push' : 'choose';
-  return {
-    url: hook.config.url,
-    http_method: (hook.config.http_method || 'post').toUpperCase(),
-    content_type: hook.config.content_type,
-    branch_filter: hook.branch_filter || '*',
-    trigger,
-    events: trigger === 'choose' ? chosen : [],
-    active: hook.active,
-  };
-}
-
-function formOfBody(body: Record<string, unknown>): HookForm {
-  const trigger = body.events === 'send_everything' ? 'all' : body.events === 'choose_events' ? 'choose' : 'push';
-  return {
-    url: text(body.payload_url, 2048).trim(),
-    http_method: text(body.http_method, 8) === 'GET' ? 'GET' : 'POST',
-    content_type: text(body.content_type, 8) === 'form' ? 'form' : 'json',
-    branch_filter: text(body.branch_filter, 1024).trim(),
-    trigger,
-    events: many(body.event).filter((e) => CHOOSABLE.has(e)),
-    active: checked(body, 'active'),
-  };
-}
-
-/** The API's CreateHookOption/EditHookOption of a form; an edit keeps the secret and authorization header left empty. */
-function hookOption(form: HookForm, body: Record<string, unknown>, editing: boolean): Record<string, unknown> {
-  if (form.trigger === 'choose' && form.events.length === 0) throw ApiError.unprocessable('Choose at least one event, or another trigger.');
-  const events = form.trigger === 'all' ? ['*'] : form.trigger === 'push' ? ['push'] : form.events;
-  const config: Record<string, string> = { url: form.url, content_type: form.content_type, http_method: form.http_method };
-  const secret = text(body.secret);
-  if (secret || !editing) config.secret = secret;
-  const authorization = text(body.authorization_header, 4096);
-  return {
-    config,
-    events,
-    branch_filter: form.branch_filter,
-    active: form.active,
-    ...(authorization || !editing ? { authorization_header: authorization } : {}),
-  };
-}
 
 interface HookView {
   hook: HookJson | null;
@@ -94,7 +29,7 @@ async function showHook(web: WebRoutes, req: Request, res: Response, at: Setting
     kit: web.renderer.kit(req),
     repo: at.repo,
     hook,
-    form: view.form ?? (hook ? formOfHook(hook) : NEW_HOOK),
+    form: view.form ?? (hook ? formOfHook(hook) : newHookForm('gitea')),
     deliveries: history.items,
     page,
     limit: DELIVERIES_PER_PAGE,
@@ -140,11 +75,10 @@ export function hookSettingsRoutes(web: WebRoutes): void {
 
   pages.post(`${base}/gitea/new`, async (req, res) => {
     const at = await adminRepo(web, req);
-    const form = formOfBody(req.body ?? {});
+    const form = formOfBody('gitea', req.body ?? {});
     let created: HookJson | undefined;
     const refused = await attempt('hook', async () => {
-      const option = { type: 'gitea', ...hookOption(form, req.body ?? {}, false) };
-      created = await api.send<HookJson>(at.viewer, 'post', `${at.api}/hooks`, option);
+      created = await api.send<HookJson>(at.viewer, 'post', `${at.api}/hooks`, hookOption(form, req.body ?? {}, false));
     });
     if (refused) return showHook(web, req, res, at, { hook: null, form, refused });
     res.redirect(303, back(at, created!.id, 'hook-added'));
@@ -174,7 +108,7 @@ export function hookSettingsRoutes(web: WebRoutes): void {
     const at = await adminRepo(web, req);
     const hook = await api.get<HookJson>(at.viewer, hookPath(at, hookId(req.params.id)));
     if (hook.type !== 'gitea') throw ApiError.notFound('no such Gitea webhook');
-    const form = formOfBody(req.body ?? {});
+    const form = formOfBody('gitea', req.body ?? {});
     const refused = await attempt('hook', () =>
       api.send(at.viewer, 'patch', hookPath(at, hook.id), hookOption(form, req.body ?? {}, true)),
     );

@@ -87,14 +87,36 @@ function profileRoutes({ api, pages, renderer }: WebRoutes): void {
 const ACCOUNT_NOTICES: Record<string, string> = {
   added: 'The email address was added.',
   deleted: 'The email address was deleted.',
+  password: 'Your password was changed. You were signed out everywhere else.',
 };
 
-function accountRoutes({ api, pages, renderer }: WebRoutes): void {
+function accountRoutes({ api, ctx, pages, renderer, sessions }: WebRoutes): void {
   const render = async (req: Request, res: Response, viewer: Member, extra: { newEmail?: string; error?: string }, status = 200) => {
     const emails = await api.get<EmailJson[]>(viewer, '/user/emails');
-    const notice = ACCOUNT_NOTICES[text(req.query.done, 20)];
-    renderer.send(res, h(AccountSettingsPage, { kit: renderer.kit(req), emails, notice, ...extra }), status);
+    const notice = extra.error ? undefined : ACCOUNT_NOTICES[text(req.query.done, 20)];
+    const password = { external: viewer.user.loginSource !== 0, minLength: ctx.forge.raw.security?.MIN_PASSWORD_LENGTH ?? 8 };
+    renderer.send(res, h(AccountSettingsPage, { kit: renderer.kit(req), emails, notice, password, ...extra }), status);
   };
+
+  /** A password change (the current one required); the other browsers' sessions end, this one stays. */
+  pages.post('/user/settings/account/password', async (req, res) => {
+    const viewer = signedIn(req, res, '/user/settings/account');
+    if (!viewer) return;
+    const [oldPassword, newPassword, retype] = [
+      text(req.body.old_password, 1000),
+      text(req.body.password, 1000),
+      text(req.body.retype, 1000),
+    ];
+    try {
+      if (newPassword !== retype) throw ApiError.badRequest('the new password and its confirmation differ');
+      await ctx.users.changePassword(viewer.user.id, oldPassword, newPassword);
+    } catch (err) {
+      if (refusal(err)) return render(req, res, viewer, { error: err.message }, err.status);
+      throw err;
+    }
+    await sessions.signOutElsewhere(req);
+    res.redirect(303, '/user/settings/account?done=password');
+  });
 
   pages.get('/user/settings/account', async (req, res) => {
     const viewer = signedIn(req, res, req.originalUrl);

@@ -395,7 +395,7 @@ export function MilestoneFormPage({ kit, repo, id, form }: MilestoneFormPageProp
           <Csrf kit={kit} />
           <label for="milestone-title">Title</label>
           <input id="milestone-title" name="title" value={form.title} required maxLength={255} />
-          <label for="milestone-due">Due date (optional; once set, it can be changed but not removed)</label>
+          <label for="milestone-due">Due date (optional; empty for none)</label>
           <input id="milestone-due" name="deadline" type="date" value={form.due} />
           <label for="milestone-description">Description</label>
           <textarea id="milestone-description" name="content" maxLength={65536} rows={6}>

@@ -33,10 +33,22 @@ export function VisibilityChoice({ value, who = 'members' }: { value: Visibility
 }
 
 /** A checkbox with its label; sent as `on` when checked. */
-export function Checkbox({ id, name = id, checked, label }: { id: string; name?: string; checked: boolean; label: string }) {
+export function Checkbox({
+  id,
+  name = id,
+  value = 'on',
+  checked,
+  label,
+}: {
+  id: string;
+  name?: string;
+  value?: string;
+  checked: boolean;
+  label: string;
+}) {
   return (
     <div class="check">
-      <input type="checkbox" id={id} name={name} value="on" checked={checked} />
+      <input type="checkbox" id={id} name={name} value={value} checked={checked} />
       <label for={id}>{label}</label>
     </div>
   );

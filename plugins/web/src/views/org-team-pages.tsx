@@ -3,6 +3,7 @@
  * `/org/{org}/teams/{team}/repositories`, `/org/{org}/teams/new` and `/org/{org}/teams/{team}/edit`
  * (name, description, repository access, unit permissions; the Owners team keeps its powers).
  */
+import type { ComponentChildren } from 'preact';
 import { Avatar, Notice, repoHref, userHref } from './common';
 import { Csrf, Layout, type PageKit } from './layout';
 import { ActionButton, Checkbox, TextField, TypedConfirm } from './org-admin-parts';
@@ -136,6 +137,64 @@ function TeamHead({ org, team, tab, isOwner }: Pick<TeamPageProps, 'org' | 'team
   );
 }
 
+/**
+ * A team's members or repositories: for owners (`actions`), a form adding one by name; the list,
+ * each entry with a Remove button for owners. The form field's name is what the routes read.
+ */
+function TeamList({
+  kit,
+  field,
+  actions,
+  empty,
+  listClass,
+  items,
+}: {
+  kit: PageKit;
+  field: { name: string; label: string; maxLength: number; button: string };
+  actions: { add: string; remove: string } | null;
+  empty: string;
+  listClass: string;
+  items: Array<{ name: string; content: ComponentChildren }>;
+}) {
+  return (
+    <>
+      {actions && (
+        <form method="post" action={actions.add} class="search">
+          <Csrf kit={kit} />
+          <label for={field.name} class="visually-hidden">
+            {field.label} to add
+          </label>
+          <input id={field.name} name={field.name} required maxLength={field.maxLength} placeholder={field.label} autocomplete="off" />
+          <button type="submit">{field.button}</button>
+        </form>
+      )}
+      {items.length === 0 ? (
+        <p class="empty">{empty}</p>
+      ) : (
+        <ul class={listClass}>
+          {items.map((item) => (
+            <li>
+              {item.content}
+              {actions && (
+                <span class="actions">
+                  <ActionButton
+                    kit={kit}
+                    action={actions.remove}
+                    fields={{ [field.name]: item.name }}
+                    label="Remove"
+                    name={`Remove ${item.name} from the team`}
+                    danger
+                  />
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 export function TeamPage(props: TeamPageProps) {
   const { kit, org, team, tab, isOwner, notice, error } = props;
   const action = (rest: string) => teamHref(org.name, team.name, `/action/${rest}`);
@@ -147,86 +206,48 @@ export function TeamPage(props: TeamPageProps) {
       {notice && <Notice kind="success">{notice}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       {tab === 'members' ? (
-        <>
-          {isOwner && (
-            <form method="post" action={action('add')} class="search">
-              <Csrf kit={kit} />
-              <label for="uname" class="visually-hidden">
-                User name to add
-              </label>
-              <input id="uname" name="uname" required maxLength={40} placeholder="User name" autocomplete="off" />
-              <button type="submit">Add member</button>
-            </form>
-          )}
-          {(props.members ?? []).length === 0 ? (
-            <p class="empty">This team has no members.</p>
-          ) : (
-            <ul class="rows members">
-              {(props.members ?? []).map((user) => (
-                <li>
-                  <Avatar url={user.avatar_url} name={user.login} size={32} />
-                  <span class="who">
-                    <a href={userHref(user.login)} class="title">
-                      {user.login}
-                    </a>
-                    {user.full_name && <span class="muted"> {user.full_name}</span>}
-                  </span>
-                  {isOwner && (
-                    <span class="actions">
-                      <ActionButton
-                        kit={kit}
-                        action={action('remove')}
-                        fields={{ uname: user.login }}
-                        label="Remove"
-                        name={`Remove ${user.login} from the team`}
-                        danger
-                      />
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
-        </>
+        <TeamList
+          kit={kit}
+          field={{ name: 'uname', label: 'User name', maxLength: 40, button: 'Add member' }}
+          actions={isOwner ? { add: action('add'), remove: action('remove') } : null}
+          empty="This team has no members."
+          listClass="rows members"
+          items={(props.members ?? []).map((user) => ({
+            name: user.login,
+            content: (
+              <>
+                <Avatar url={user.avatar_url} name={user.login} size={32} />
+                <span class="who">
+                  <a href={userHref(user.login)} class="title">
+                    {user.login}
+                  </a>
+                  {user.full_name && <span class="muted"> {user.full_name}</span>}
+                </span>
+              </>
+            ),
+          }))}
+        />
       ) : (
         <>
           {allRepos && <Notice>This team has access to every repository of the organization, present and future.</Notice>}
-          {isOwner && !allRepos && (
-            <form method="post" action={action('repo/add')} class="search">
-              <Csrf kit={kit} />
-              <label for="repo_name" class="visually-hidden">
-                Repository name to add
-              </label>
-              <input id="repo_name" name="repo_name" required maxLength={100} placeholder="Repository name" autocomplete="off" />
-              <button type="submit">Add repository</button>
-            </form>
-          )}
-          {(props.repos ?? []).length === 0 ? (
-            <p class="empty">This team has no repositories.</p>
-          ) : (
-            <ul class="rows">
-              {(props.repos ?? []).map((repo) => (
-                <li>
+          <TeamList
+            kit={kit}
+            field={{ name: 'repo_name', label: 'Repository name', maxLength: 100, button: 'Add repository' }}
+            actions={isOwner && !allRepos ? { add: action('repo/add'), remove: action('repo/remove') } : null}
+            empty="This team has no repositories."
+            listClass="rows"
+            items={(props.repos ?? []).map((repo) => ({
+              name: repo.name,
+              content: (
+                <>
                   <a href={repoHref(repo.full_name)} class="title">
                     {repo.full_name}
                   </a>
                   {repo.private && <span class="badge">Private</span>}
-                  {isOwner && !allRepos && (
-                    <span class="actions">
-                      <ActionButton
-                        kit={kit}
-                        action={action('repo/remove')}
-                        fields={{ repo_name: repo.name }}
-                        label="Remove"
-                        name={`Remove ${repo.name} from the team`}
-                        danger
-                      />
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
+                </>
+              ),
+            }))}
+          />
         </>
       )}
     </Layout>

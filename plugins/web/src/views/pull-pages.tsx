@@ -352,6 +352,8 @@ export interface MergeBoxProps {
   canMerge: boolean;
   /** The refusal of the last merge attempt (branch protection, head moved, …). */
   error?: string;
+  /** The base branch's merge message templates (`MERGE_TEMPLATE.md`, …) used when title and message are left empty. */
+  templates?: string[];
 }
 
 /** The merge box's frame: a box titled "Merge", "Merged" or "Closed". */
@@ -367,7 +369,7 @@ function MergeSection({ title, state, children }: { title: string; state?: 'merg
 }
 
 /** Mergeability, checks and — for writers — the merge form with the styles the repository allows. */
-export function MergeBox({ kit, repo, pr, status, canMerge, error }: MergeBoxProps) {
+export function MergeBox({ kit, repo, pr, status, canMerge, error, templates = [] }: MergeBoxProps) {
   if (pr.merged) {
     return (
       <MergeSection title="Merged" state="merged">
@@ -417,6 +419,18 @@ export function MergeBox({ kit, repo, pr, status, canMerge, error }: MergeBoxPro
           <input id="merge_title" name="merge_title_field" maxLength={255} />
           <label for="merge_message">Commit message (optional)</label>
           <textarea id="merge_message" name="merge_message_field" rows={3} />
+          {templates.length > 0 && (
+            <p class="muted merge-template">
+              Left empty, the title and message come from this repository’s template{templates.length > 1 ? 's' : ''}{' '}
+              {templates.map((t, i) => (
+                <>
+                  {i > 0 && ', '}
+                  <code>.gitea/default_merge_message/{t}</code>
+                </>
+              ))}{' '}
+              on {pr.base.ref}.
+            </p>
+          )}
           {pr.head.repo && (
             <div>
               <input

@@ -118,7 +118,7 @@ export interface ReleaseCardProps {
   /** The notes as the forge's markdown renderer made them. */
   notesHtml: string;
   canWrite: boolean;
-  /** The API's source archive URLs (public repositories only: the API does not read the page session). */
+  /** The source archives' page URLs (`/{owner}/{repo}/archive/{tag}.zip`, streamed through the API as the viewer). */
   sourceArchives?: { zip: string; tarGz: string };
   /** `h2` in the list, `h1` on the release's own page. */
   heading: 'h1' | 'h2';

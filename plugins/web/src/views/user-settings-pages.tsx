@@ -132,12 +132,14 @@ export interface AccountProps {
   emails: EmailJson[];
   /** The address typed into the add form (kept when the API refused it). */
   newEmail?: string;
+  /** Whether the account signs in through an external source (no local password), and the least password length. */
+  password: { external: boolean; minLength: number };
   notice?: string;
   error?: string;
 }
 
-/** Email addresses (list, add, delete) and a word on the password. */
-export function AccountSettingsPage({ kit, emails, newEmail = '', notice, error }: AccountProps) {
+/** Email addresses (list, add, delete) and the password form. */
+export function AccountSettingsPage({ kit, emails, newEmail = '', password, notice, error }: AccountProps) {
   return (
     <SettingsFrame kit={kit} tab="account" title="Account" notice={notice} error={error}>
       <h2>Email addresses</h2>
@@ -168,7 +170,30 @@ export function AccountSettingsPage({ kit, emails, newEmail = '', notice, error 
         </button>
       </form>
       <h2>Password</h2>
-      <p class="muted">Changing your password is not available on this site yet; a site administrator can set a new one for you.</p>
+      {password.external ? (
+        <p class="muted">You sign in through an external authentication source: there is no password here to change.</p>
+      ) : (
+        <PasswordForm kit={kit} minLength={password.minLength} />
+      )}
     </SettingsFrame>
+  );
+}
+
+/** Change the password: the current one, and the new one twice. Other browsers are signed out afterwards. */
+function PasswordForm({ kit, minLength }: { kit: PageKit; minLength: number }) {
+  return (
+    <form method="post" action="/user/settings/account/password" class="stacked settings-form">
+      <Csrf kit={kit} />
+      <label for="old_password">Current password</label>
+      <input id="old_password" name="old_password" type="password" required autocomplete="current-password" />
+      <label for="password">New password</label>
+      <input id="password" name="password" type="password" required minLength={minLength} autocomplete="new-password" />
+      <label for="retype">Confirm the new password</label>
+      <input id="retype" name="retype" type="password" required minLength={minLength} autocomplete="new-password" />
+      <p class="muted">At least {minLength} characters. Your other signed-in browsers will be signed out.</p>
+      <button type="submit" class="primary">
+        Update password
+      </button>
+    </form>
   );
 }
