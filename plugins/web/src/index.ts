@@ -6,7 +6,7 @@ import { Assets } from './assets';
 import { ForgeApi } from './forge-api';
 import { LoginThrottle } from './login-throttle';
 import { webMigrations } from './migrations';
-import { pageSessions } from './page-session';
+import { pageSessions, viewerOf } from './page-session';
 import { PageRenderer } from './render';
 import { SessionStore } from './session-store';
 import { webSettingsSchema, type WebSettings } from './settings';
@@ -26,10 +26,12 @@ import { orgRoutes } from './routes/org-routes';
 import { adminRoutes } from './routes/admin-routes';
 import { userSettingsRoutes } from './routes/user-settings-routes';
 import { ErrorPage } from './views/error-page';
+import { Layout } from './views/layout';
 import { webSignInRef, type SignInOption } from './sign-in-service';
 
 export type { WebSettings } from './settings';
-export { webSignInRef, type SignInOption, type WebSignIn } from './sign-in-service';
+export { webSignInRef, type PluginPage, type SignInOption, type WebSignIn } from './sign-in-service';
+export type { PageHandler } from './web-routes';
 
 /**
  * The web interface: server-rendered pages at Gitea's URLs (`/user/login`, `/explore/repos`,
@@ -81,6 +83,10 @@ export default definePlugin<WebSettings>({
         await sessions.signIn(req, res, user);
       },
       addSignInOption: (option) => void signInOptions.push(option),
+      pages: (pluginRouter) => pageRoutes(pluginRouter, sessions, settings.maxFormBytes),
+      viewer: (req) => ({ user: viewerOf(req).user, csrfToken: viewerOf(req).csrfToken }),
+      sendPage: (req, res, page) =>
+        renderer.send(res, h(Layout, { kit: renderer.kit(req), title: page.title, children: page.body }), page.status, page.formTargets),
     });
     router.use(assets.router());
     authRoutes(web);
