@@ -37,6 +37,7 @@ const BENCHMARKS = [
   'debian',
   'alpine',
   'web',
+  'oauth2',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

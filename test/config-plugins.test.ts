@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, loadPlugins } from './helpers/kernel';
 import { startServer } from './helpers/server';
+import { PLUGIN_API_VERSION } from '@hearth/plugin-api';
 
 const FIXTURES = path.join(__dirname, 'fixtures/plugins');
 
@@ -126,7 +127,7 @@ describe('plugin loading', () => {
   test('a plugin API range that does not match stops the start', async () => {
     const { config, baseDir } = withPlugins({ 'future-api': { package: path.join(FIXTURES, 'future-api') } });
     await expect(loadPlugins(config, baseDir)).rejects.toThrow(
-      'plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.2.0',
+      `plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides ${PLUGIN_API_VERSION}`,
     );
   });
 

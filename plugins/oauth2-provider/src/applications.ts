@@ -68,7 +68,11 @@ export function checkRedirectUris(uris: string[]): string[] {
 
 /** The OAuth2 applications users register; the client secret is shown once and stored as its hash. */
 export class ApplicationStore {
-  constructor(private readonly db: Knex) {}
+  /** `revoked` runs after grants and tokens were deleted (the token cache forgets them). */
+  constructor(
+    private readonly db: Knex,
+    private readonly revoked: () => void,
+  ) {}
 
   async create(userId: number, fields: ApplicationFields): Promise<{ app: OAuth2Application; secret: string }> {
     const uris = checkRedirectUris(fields.redirect_uris);
@@ -135,6 +139,7 @@ export class ApplicationStore {
       await deleteGrants(trx, trx('oauth2_grants').where('application_id', id).select('id'));
       await trx('oauth2_applications').where({ id }).delete();
     });
+    this.revoked();
   }
 
   /** A deleted user's applications (and what they issued), and their grants to other applications. */
@@ -142,6 +147,7 @@ export class ApplicationStore {
     const apps = trx('oauth2_applications').where('user_id', userId).select('id');
     await deleteGrants(trx, trx('oauth2_grants').whereIn('application_id', apps).orWhere('user_id', userId).select('id'));
     await trx('oauth2_applications').where('user_id', userId).delete();
+    this.revoked();
   }
 }
 

@@ -40,12 +40,28 @@ export interface TokenPair {
 /** Why a code or refresh token was refused: the RFC 6749 `invalid_grant`. */
 export class InvalidGrant extends Error {}
 
+/** How long a resolved access token is remembered (revocations in this process forget at once). */
+const CACHE_MS = 10_000;
+const CACHE_ENTRIES = 10_000;
+
 /** Grants, codes and tokens: every secret stored as its SHA-256, every one expiring. */
 export class GrantStore {
+  /**
+   * Access tokens resolved lately, by hash, so that an API call pays no extra round trip for its
+   * token. Every revocation through this store clears it; the TTL bounds how long a revocation
+   * made by another process (or direct SQL) goes unseen, as the kernel's token cache does.
+   */
+  private readonly cache = new Map<string, { holder: TokenHolder; until: number; expiresUnix: number }>();
+
   constructor(
     private readonly db: Knex,
     private readonly lifetimes: Lifetimes,
   ) {}
+
+  /** Forget every resolved token (after a revocation). */
+  forgetResolved(): void {
+    this.cache.clear();
+  }
 
   /** The grant of `userId` to the application, if they consented before. */
   async grantOf(userId: number, applicationId: number): Promise<{ id: number; scope: string } | null> {
@@ -103,6 +119,7 @@ export class GrantStore {
     const taken = await this.db('oauth2_codes').where({ id: row.id, used: false }).update({ used: true });
     if (!taken) {
       await this.db('oauth2_tokens').where('family_id', row.id).delete();
+      this.forgetResolved();
       throw new InvalidGrant('the authorization code was already used; the tokens issued for it are revoked');
     }
     if (Number(row.expires_unix) < nowUnix()) throw new InvalidGrant('the authorization code has expired');
@@ -153,6 +170,7 @@ export class GrantStore {
     const spent = await this.db('oauth2_tokens').where({ id: row.id, used: false }).update({ used: true });
     if (!spent) {
       await this.db('oauth2_tokens').where('family_id', row.family_id).delete();
+      this.forgetResolved();
       throw new InvalidGrant('the refresh token was already used; every token of this sign-in is revoked');
     }
     if (Number(row.expires_unix) < nowUnix()) throw new InvalidGrant('the refresh token has expired');
@@ -161,13 +179,20 @@ export class GrantStore {
 
   /** Who a live access token acts for, or null (unknown, expired, revoked). */
   async accessToken(token: string): Promise<TokenHolder | null> {
+    const hash = hashSecret(token);
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.expiresUnix < nowUnix() ? null : cached.holder;
     const row = await this.db('oauth2_tokens as t')
       .join('oauth2_grants as g', 'g.id', 't.grant_id')
-      .where({ 't.token_hash': hashSecret(token), 't.kind': 'access' })
+      .where({ 't.token_hash': hash, 't.kind': 'access' })
       .select('t.scope', 't.expires_unix', 'g.application_id', 'g.user_id')
       .first();
     if (!row || Number(row.expires_unix) < nowUnix()) return null;
-    return { userId: row.user_id, applicationId: row.application_id, scope: row.scope };
+    const holder = { userId: row.user_id, applicationId: row.application_id, scope: row.scope };
+    // Maps iterate in insertion order: dropping the first key evicts the oldest entry.
+    if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(hash, { holder, until: Date.now() + CACHE_MS, expiresUnix: Number(row.expires_unix) });
+    return holder;
   }
 
   /** Forget expired codes and tokens. */

@@ -43,9 +43,10 @@ function accessTokenOf(req: AuthRequest): string | undefined {
 export default definePlugin<OAuth2ProviderSettings>({
   name: 'oauth2-provider',
   version: '0.1.0',
-  apiVersion: '^2.2.0',
+  apiVersion: '^2.3.0',
   description: 'An OAuth2 / OpenID Connect provider for CI systems and other applications',
-  requires: [webSignInRef],
+  // Without the web interface nobody can sign in to consent: the rest (applications, tokens) still works.
+  optional: [webSignInRef],
   settingsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -58,14 +59,15 @@ export default definePlugin<OAuth2ProviderSettings>({
   migrations: oauth2Migrations,
   apply(ctx) {
     const { settings } = ctx;
-    const apps = new ApplicationStore(ctx.db);
     const grants = new GrantStore(ctx.db, {
       codeSeconds: settings.codeSeconds,
       accessSeconds: settings.accessTokenSeconds,
       refreshSeconds: settings.refreshTokenHours * 3600,
     });
+    const apps = new ApplicationStore(ctx.db, () => grants.forgetResolved());
     const keys = new SigningKeys(ctx);
-    const web = ctx.services.get(webSignInRef);
+    const web = ctx.services.optional(webSignInRef);
+    if (!web) ctx.log.warn({}, 'the web plugin is disabled: /login/oauth/authorize is not served, so no application can sign users in');
     const router = providerRouter({ ctx, apps, grants, keys, web, idTokenSeconds: settings.accessTokenSeconds });
 
     ctx.hooks.http.routes.tap({ name: 'oauth2-provider', stage: -20 }, (routes) => {
@@ -81,11 +83,10 @@ export default definePlugin<OAuth2ProviderSettings>({
       const token = accessTokenOf(req);
       if (token === undefined) return undefined;
       const holder = await grants.accessToken(token);
-      const user = holder ? await ctx.users.byId(holder.userId) : null;
-      if (!holder || !user) throw ApiError.unauthorized('invalid, expired or revoked OAuth2 access token');
-      if (user.prohibitLogin || !user.isActive) throw ApiError.forbidden('this account may not sign in');
-      const { granted, publicOnly } = expandApiScope((parseScope(holder.scope) as RequestedScope).api);
-      return { user, method: 'oauth2', scopes: granted, publicOnly };
+      const { granted, publicOnly } = expandApiScope(holder ? (parseScope(holder.scope) as RequestedScope).api : '');
+      const principal = holder ? await ctx.users.principalFor(holder.userId, { method: 'oauth2', scopes: granted, publicOnly }) : null;
+      if (!principal) throw ApiError.unauthorized('invalid, expired or revoked OAuth2 access token');
+      return principal;
     });
 
     ctx.hooks.user.deleting.tapPromise('oauth2-provider', ({ user, trx }) => apps.deleteUser(trx, user.id));

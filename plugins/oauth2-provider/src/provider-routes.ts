@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { PluginContext, UserInfo } from '@hearth/plugin-api';
 import type { WebSignIn } from '@hearth/plugin-web';
 import type { ApplicationStore, OAuth2Application } from './applications';
@@ -14,7 +14,8 @@ export interface ProviderDeps {
   apps: ApplicationStore;
   grants: GrantStore;
   keys: SigningKeys;
-  web: WebSignIn;
+  /** The web interface, for sign-in and consent; without it there is no authorization endpoint. */
+  web: WebSignIn | undefined;
   idTokenSeconds: number;
 }
 
@@ -41,10 +42,9 @@ function abilities(scope: RequestedScope): string[] {
   return [...lines, ...describeApiScope(scope.api).map((l) => `use the API to ${l}`)];
 }
 
-/** The provider's endpoints at Gitea's URLs, below `/login/oauth`. */
-export function providerRouter(deps: ProviderDeps): Router {
-  const { ctx, apps, grants, keys, web } = deps;
-  const router = Router({ caseSensitive: false, strict: false });
+/** `/authorize` and the consent form's `/grant`: pages of the web interface, for signed-in users. */
+function authorizationRoutes(router: Router, deps: ProviderDeps, web: WebSignIn): void {
+  const { ctx, apps, grants } = deps;
   const pages = web.pages(router);
 
   /** The signed-in user of a page, or a redirect to the sign-in page (coming back to `path`). */
@@ -113,6 +113,13 @@ export function providerRouter(deps: ProviderDeps): Router {
       await answer(res, request, user, 303);
     }),
   );
+}
+
+/** The provider's endpoints at Gitea's URLs, below `/login/oauth`. */
+export function providerRouter(deps: ProviderDeps): Router {
+  const { ctx, apps, grants, keys, web } = deps;
+  const router = Router({ caseSensitive: false, strict: false });
+  if (web) authorizationRoutes(router, deps, web);
 
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   const json = express.json({ limit: '16kb' });
@@ -128,6 +135,15 @@ export function providerRouter(deps: ProviderDeps): Router {
       if (refusal.status === 401) res.set('WWW-Authenticate', 'Basic realm="oauth2"');
       res.status(refusal.status).set(NO_STORE).json({ error: refusal.error, error_description: refusal.message });
     }
+  });
+
+  // A body the parsers refuse (malformed, too large) is the client's error, in the endpoint's own shape.
+  router.use('/access_token', (err: { status?: number; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (!err.status || err.status >= 500) return next(err);
+    res
+      .status(400)
+      .set(NO_STORE)
+      .json({ error: 'invalid_request', error_description: `unreadable request body: ${err.message}` });
   });
 
   const userinfo = async (req: Request, res: Response) => {
