@@ -162,6 +162,46 @@ describe('applications API', () => {
   });
 });
 
+describe('settings page', () => {
+  test('lists, registers (secret shown once) and deletes applications; refusals are shown on the form', async () => {
+    const page = await aliceWeb.get('/user/settings/applications/oauth2');
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toContain('Woodpecker');
+    const uris = 'https://ci.example.com/a\nhttps://ci.example.com/b';
+    const made = await aliceWeb.post(
+      '/user/settings/applications/oauth2',
+      { name: 'From the page', redirect_uris: uris },
+      { csrf: csrfToken(page.html) },
+    );
+    expect(made.status).toBe(201);
+    const secret = /id="client-secret">([^<]+)</.exec(made.html)![1];
+    const clientId = /id="client-id">([^<]+)</.exec(made.html)![1];
+    const list = (await server.api('GET', '/user/applications/oauth2', asAlice())).body as Array<Record<string, unknown>>;
+    const app = list.find((a) => a.client_id === clientId)!;
+    expect(app).toMatchObject({
+      name: 'From the page',
+      redirect_uris: ['https://ci.example.com/a', 'https://ci.example.com/b'],
+      confidential_client: false,
+    });
+    expect(secret).toMatch(/^hcs_/);
+    const refused = await aliceWeb.post(
+      '/user/settings/applications/oauth2',
+      { name: 'Bad', redirect_uris: 'not a uri' },
+      { csrf: csrfToken(page.html) },
+    );
+    expect(refused.status).toBe(422);
+    expect(textOf(refused.html)).toContain('is not an absolute URI');
+    const deleted = await aliceWeb.post(
+      `/user/settings/applications/oauth2/${app.id as number}/delete`,
+      {},
+      { csrf: csrfToken(page.html) },
+    );
+    expect(deleted.status).toBe(303);
+    expect((await server.api('GET', `/user/applications/oauth2/${app.id as number}`, asAlice())).status).toBe(404);
+    expect((await new WebClient(server).get('/user/settings/applications/oauth2')).status).toBe(303);
+  });
+});
+
 describe('sign-in with openid-client', () => {
   let tokens: TokenSet;
 

@@ -7,6 +7,7 @@ import { oauth2Migrations } from './migrations';
 import { discoveryRouter, providerRouter } from './provider-routes';
 import { expandApiScope, parseScope, type RequestedScope } from './scopes';
 import { ACCESS_TOKEN_PREFIX } from './secrets';
+import { SETTINGS_PATH, settingsRouter } from './settings-page';
 import { SigningKeys } from './signing-keys';
 
 /** @public */
@@ -75,6 +76,7 @@ export default definePlugin<OAuth2ProviderSettings>({
       // Before the web interface's `/{owner}/{repo}` pages, which would otherwise take `/login/oauth`.
       routes.root('/login/oauth', router);
       routes.root('/.well-known', discoveryRouter(ctx));
+      if (web) routes.root(SETTINGS_PATH, settingsRouter(ctx, web));
     });
 
     // Before the kernel's token scheme (stage -100), which claims every `Bearer`/`token` credential:
