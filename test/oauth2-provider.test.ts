@@ -410,7 +410,7 @@ describe('refusals', () => {
   });
 
   test('a public client must use PKCE, and then needs no secret', async () => {
-    const app = await register(alice, { name: 'CLI', redirect_uris: [REDIRECT], confidential_client: false });
+    const app = await register(alice, { name: 'CLI', redirect_uris: [REDIRECT, 'myapp:/cb'], confidential_client: false });
     const cli = new issuer.Client({ client_id: app.client_id, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
     const without = startFlow(cli, FULL_SCOPE, false);
     const res = await aliceWeb.get(without.url.slice(server.url.length - 1));
@@ -421,6 +421,11 @@ describe('refusals', () => {
     const tokens = await signIn(cli);
     expect(tokens.claims().sub).toBe(String(alice.id));
     expect((await aliceWeb.get(startFlow(cli).url.slice(server.url.length - 1))).status).toBe(200);
+    // A native app's custom scheme: the consent form may be redirected there.
+    const native = startFlow(cli).url.replace(encodeURIComponent(REDIRECT), encodeURIComponent('myapp:/cb'));
+    const nativePage = await aliceWeb.get(native.slice(server.url.length - 1));
+    expect(nativePage.status).toBe(200);
+    expect(nativePage.headers.get('content-security-policy')).toContain("form-action 'self' myapp:;");
   });
 
   test('expired and revoked tokens are refused; deleting the application revokes its grants and tokens', async () => {

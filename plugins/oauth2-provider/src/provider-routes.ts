@@ -42,6 +42,12 @@ function abilities(scope: RequestedScope): string[] {
   return [...lines, ...describeApiScope(scope.api).map((l) => `use the API to ${l}`)];
 }
 
+/** The CSP source the consent form's redirect goes to: the client's origin, or its scheme for native apps (`myapp:`). */
+function formTarget(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin === 'null' ? url.protocol : url.origin;
+}
+
 /** `/authorize` and the consent form's `/grant`: pages of the web interface, for signed-in users. */
 function authorizationRoutes(router: Router, deps: ProviderDeps, web: WebSignIn): void {
   const { ctx, apps, grants } = deps;
@@ -98,7 +104,7 @@ function authorizationRoutes(router: Router, deps: ProviderDeps, web: WebSignIn)
         abilities: abilities(request.scope),
         fields: request.fields,
       });
-      web.sendPage(req, res, { title: `Authorize ${request.app.name}`, body: page, formTargets: [new URL(request.redirectUri).origin] });
+      web.sendPage(req, res, { title: `Authorize ${request.app.name}`, body: page, formTargets: [formTarget(request.redirectUri)] });
     }),
   );
 
