@@ -71,9 +71,9 @@ function startFlow(rp: BaseClient, scope = FULL_SCOPE, pkce = true): Flow {
 }
 
 /** A whole sign-in: authorization URL, consent, code exchange with the ID token verified. */
-async function signIn(rp: BaseClient, scope = FULL_SCOPE): Promise<TokenSet> {
+async function signIn(rp: BaseClient, scope = FULL_SCOPE, web = aliceWeb): Promise<TokenSet> {
   const flow = startFlow(rp, scope);
-  const back = await consent(aliceWeb, flow.url, true);
+  const back = await consent(web, flow.url, true);
   return rp.callback(REDIRECT, rp.callbackParams(back.toString()), { state: flow.state, nonce: flow.nonce, code_verifier: flow.verifier });
 }
 
@@ -446,6 +446,22 @@ describe('refusals', () => {
     expect((await bearer(kept.access_token!)).status).toBe(401);
     await expect(rp.refresh(kept.refresh_token!)).rejects.toMatchObject({ error: 'invalid_client' });
     expect(await server.kernel.db('oauth2_grants').where({ application_id: app.id })).toEqual([]);
+  });
+
+  test('an account prohibited from signing in: its tokens are refused and refresh gets nothing', async () => {
+    const dave = await server.user('dave');
+    const daveWeb = new WebClient(server);
+    await daveWeb.signIn(dave);
+    const tokens = await signIn(client, FULL_SCOPE, daveWeb);
+    expect((await bearer(tokens.access_token!)).body.login).toBe('dave');
+    const admin = { basic: [ADMIN.name, ADMIN.password] as [string, string] };
+    const edit = await server.api('PATCH', '/admin/users/dave', {
+      ...admin,
+      body: { login_name: 'dave', source_id: 0, prohibit_login: true },
+    });
+    expect(edit.status).toBe(200);
+    expect((await bearer(tokens.access_token!)).status).toBe(403);
+    await expect(client.refresh(tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
   test('deleting a user removes their applications, grants and tokens', async () => {

@@ -215,6 +215,9 @@ async function exchange(deps: ProviderDeps, app: OAuth2Application, body: Record
 }
 
 async function tokenResponse(deps: ProviderDeps, app: OAuth2Application, pair: TokenPair): Promise<Record<string, unknown>> {
+  // An account that may no longer sign in gets nothing (its tokens would be refused anyway).
+  const user = await deps.ctx.users.byId(pair.userId);
+  if (!user || user.prohibitLogin || !user.isActive) throw new InvalidGrant('this account may not sign in');
   const body: Record<string, unknown> = {
     access_token: pair.accessToken,
     token_type: 'bearer',
@@ -224,8 +227,6 @@ async function tokenResponse(deps: ProviderDeps, app: OAuth2Application, pair: T
   };
   const scope = parseScope(pair.scope) as RequestedScope;
   if (scope.oidc.includes('openid')) {
-    const user = await deps.ctx.users.byId(pair.userId);
-    if (!user) throw new InvalidGrant('the account no longer exists');
     const claims = await userClaims(deps.ctx, user, scope.oidc);
     if (pair.nonce) claims.nonce = pair.nonce;
     body.id_token = await deps.keys.idToken(claims, deps.ctx.forge.appUrl, app.clientId, deps.idTokenSeconds);
