@@ -1,4 +1,5 @@
 import { Issuer, errors, generators, type BaseClient, type TokenSet } from 'openid-client';
+import { cloneUrl, gitSandbox } from './helpers/git';
 import { ADMIN, startServer, type TestServer } from './helpers/server';
 import { WebClient, csrfToken, textOf } from './helpers/web';
 
@@ -277,6 +278,24 @@ describe('sign-in with openid-client', () => {
     });
     expect(full.id_token).toBeUndefined();
     expect((await bearer(full.access_token!, 'DELETE', '/repos/alice/from-ci')).status).toBe(204);
+  });
+
+  test('git over HTTP takes the access token as the password, as CI systems clone, within its scopes', async () => {
+    expect(
+      (await server.api('POST', '/user/repos', { ...asAlice(), body: { name: 'ci-private', private: true, auto_init: true } })).status,
+    ).toBe(201);
+    const sandbox = gitSandbox();
+    try {
+      const url = (token: string) => cloneUrl(server.url, 'alice/ci-private.git', 'alice', token);
+      const repoToken = (await signIn(client, 'openid read:repository')).access_token!;
+      const listed = await sandbox.git(['ls-remote', url(repoToken), 'refs/heads/main']);
+      expect(listed.status).toBe(0);
+      expect(listed.stdout).toMatch(/^[0-9a-f]{40}\trefs\/heads\/main/);
+      const signInOnly = await sandbox.git(['ls-remote', url(tokens.access_token!)]);
+      expect(signInOnly.status).not.toBe(0);
+    } finally {
+      sandbox.cleanup();
+    }
   });
 
   test('refresh rotates: the new tokens work, the old refresh token is refused and revokes the family', async () => {
