@@ -742,9 +742,26 @@ function servingReport(results, target, heading) {
   return { verdicts, warnings };
 }
 
+/** A session cookie of the bench admin from the web interface's sign-in form, as a browser gets one. */
+async function webSignIn(server) {
+  const form = await fetch(`${server.url}/user/login`);
+  const anonymous = form.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const csrf = /name="_csrf" value="([^"]*)"/.exec(await form.text())[1];
+  const res = await fetch(`${server.url}/user/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: anonymous.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, user_name: HEARTH_ADMIN.username, password: HEARTH_ADMIN.password }),
+  });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith('hearth_session='));
+  if (res.status !== 303 || !session) throw new Error(`signing in answered ${res.status}`);
+  return session.split(';')[0];
+}
+
 module.exports = {
   downloadOnce,
   downloadThroughput,
+  webSignIn,
   atMost,
   alternatingPairs,
   p50PerHundred,

@@ -41,6 +41,7 @@ const BENCHMARKS = [
   'activitypub',
   'two-factor',
   'wiki-names',
+  'oauth2',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

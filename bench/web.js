@@ -42,7 +42,7 @@ async function run() {
     }
     for (let i = 1; i <= ISSUES; i++) await api('POST', `/repos/${owner}/site/issues`, { title: `issue ${i}`, body: `body ${i}` }, 201);
 
-    const cookie = await signIn(server);
+    const cookie = await lib.webSignIn(server);
     const page = (p, headers = {}) => ({ url: `${server.url}${p}`, headers: { accept: 'text/html', ...headers } });
     const targets = [
       { label: 'repository home page', ...page(`/${owner}/site`, { cookie }) },
@@ -116,22 +116,6 @@ async function run() {
     if (server) await lib.stopServer(server, 2000);
     require('node:fs').rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** A session cookie from the sign-in form, as a browser gets one. */
-async function signIn(server) {
-  const form = await fetch(`${server.url}/user/login`);
-  const anonymous = form.headers.getSetCookie().map((c) => c.split(';')[0]);
-  const csrf = /name="_csrf" value="([^"]*)"/.exec(await form.text())[1];
-  const res = await fetch(`${server.url}/user/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: anonymous.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, user_name: lib.HEARTH_ADMIN.username, password: lib.HEARTH_ADMIN.password }),
-  });
-  const session = res.headers.getSetCookie().find((c) => c.startsWith('hearth_session='));
-  if (res.status !== 303 || !session) throw new Error(`signing in answered ${res.status}`);
-  return session.split(';')[0];
 }
 
 module.exports = { name: 'web', run };

@@ -642,6 +642,15 @@ export interface UserDirectory {
   createExternal(input: ExternalUserInput): Promise<UserInfo>;
   /** The individual account a source knows as `loginName` (Gitea's `login_source` + `login_name`), or null. (API 2.2) */
   byLogin(sourceId: number, loginName: string): Promise<UserInfo | null>;
+  /**
+   * The caller of a plugin's credential scheme (an `auth.authenticate` tap) acting as user `id`:
+   * the account read once for the whole request (the operations reuse it), 403 when it may not sign
+   * in (prohibited, not activated), null when it does not exist. (API 2.3)
+   */
+  principalFor(
+    id: number,
+    credential: { method: string; scopes: ReadonlySet<string> | null; publicOnly: boolean },
+  ): Promise<Principal | null>;
   /** The individual account one of whose email addresses is `email` (any case), or null. (API 2.2) */
   byEmail(email: string): Promise<UserInfo | null>;
   /**

@@ -41,9 +41,18 @@ export class PageRenderer {
     };
   }
 
-  send(res: Response, page: VNode<any>, status = 200): void {
+  /** `formTargets`: origins (or schemes, `myapp:`) besides this site that the page's forms may be redirected to (CSP `form-action`). */
+  send(res: Response, page: VNode<any>, status = 200, formTargets: string[] = []): void {
     const html = `<!doctype html>${renderToString(page)}`;
-    res.status(status).set(SECURITY_HEADERS).type('html').send(html);
+    res.status(status).set(SECURITY_HEADERS).type('html');
+    if (formTargets.length) {
+      const origins = formTargets.filter((o) => /^[a-z][a-z0-9+.-]*:(\/\/[^\s;,']+)?$/i.test(o)).join(' ');
+      res.set(
+        'Content-Security-Policy',
+        SECURITY_HEADERS['Content-Security-Policy'].replace("form-action 'self'", `form-action 'self' ${origins}`),
+      );
+    }
+    res.send(html);
   }
 }
 

@@ -87,6 +87,12 @@ export interface PluginPage {
   notice?: string;
   error?: string;
   status?: number;
+  /**
+   * Origins (or schemes, `myapp:`) besides this site that the page's forms may end up at after a
+   * redirect (the CSP `form-action` is `'self'` otherwise), e.g. an OAuth2 client's redirect URI
+   * after a consent form.
+   */
+  formTargets?: string[];
 }
 
 /**

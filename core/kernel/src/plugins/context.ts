@@ -213,6 +213,12 @@ function userDirectory(users: UserService, hooks: KernelHooks, config: HearthCon
         throw ApiError.unprocessable(`authentication source does not exist [id: ${input.sourceId}]`);
       return users.toInfo(await users.createExternal(input, null));
     },
+    principalFor: async (id, credential) => {
+      const row = await users.byId(id);
+      if (!row) return null;
+      assertMaySignIn({ prohibitLogin: row.prohibit_login, isActive: row.is_active });
+      return users.rememberRow({ user: users.toInfo(row), ...credential }, row);
+    },
     byLogin: async (sourceId, loginName) => {
       const row = await users.byLogin(sourceId, loginName);
       return row ? users.toInfo(row) : null;

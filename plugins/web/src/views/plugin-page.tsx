@@ -20,5 +20,5 @@ export function sendPluginPage(renderer: PageRenderer, req: Request, res: Respon
       {body}
     </Layout>
   );
-  renderer.send(res, view, page.status ?? 200);
+  renderer.send(res, view, page.status ?? 200, page.formTargets);
 }
