@@ -251,6 +251,7 @@ function fill(path: string, values: Record<string, string>, self = 'mx-stranger'
       case 'username':
       case 'collaborator':
       case 'user':
+      case 'target':
         return self;
       case 'org':
         return values.orgName ?? ownerName('pub-org');

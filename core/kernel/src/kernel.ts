@@ -45,6 +45,8 @@ import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { tapFollowers } from './repos/followers';
+import { tapFollowCleanup } from './users/follows';
+import { followOperations } from './users/follow-routes';
 import { watchOperations } from './repos/watches';
 import { starOperations } from './repos/stars';
 import { orgOperations } from './orgs/org-routes';
@@ -144,6 +146,7 @@ export class Hearth {
     this.repos = new RepoService(db, this.hooks, config, this.users);
     for (const unit of unservedUnits(config, plugins)) this.repos.unservedUnits.add(unit);
     tapFollowers(this.hooks, db);
+    tapFollowCleanup(this.hooks);
     this.hooks.user.deleting.tapPromise('hearth:organizations', async ({ user, trx }) => {
       if (user.type === 1) return removeOrganization(trx, user.id);
       await assertNotLastOwner(trx, user.id);
@@ -202,7 +205,10 @@ export class Hearth {
   private async boot(env: NodeJS.ProcessEnv): Promise<void> {
     tapBuiltinAuth(this.hooks, this.users, this.tokens);
     const deps = { users: this.users, tokens: this.tokens, http: this.httpHelpers() };
-    this.hooks.http.routes.tap('hearth:users', (r) => userOperations(deps).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:users', (r) => {
+      userOperations(deps).forEach((op) => r.api(op));
+      followOperations({ ...deps, db: this.db, access: this.repos.access }).forEach((op) => r.api(op));
+    });
     this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {

@@ -7,6 +7,7 @@ import { followerMigrations } from '../repos/follower-migrations';
 import { protectionMigrations } from '../protection/migrations';
 import { loginSourceMigrations } from '../users/login-sources';
 import { userSettingsMigrations } from '../users/user-settings';
+import { followMigrations } from '../users/follows';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -182,4 +183,5 @@ export const coreMigrations: PluginMigration[] = [
   ...protectionMigrations,
   ...loginSourceMigrations,
   ...userSettingsMigrations,
+  ...followMigrations,
 ];
