@@ -2,6 +2,7 @@ import { definePlugin, toBoolean } from '@hearth/plugin-api';
 import { issueMigrations } from './migrations';
 import { issueInteractionMigrations } from './interaction-migrations';
 import { issueCatalogMigrations } from './catalog-migrations';
+import { timeTrackingMigrations } from './time-tracking';
 import { issuesRef } from './service';
 import { issuesService } from './service-provider';
 import { issueContext, type IssueDeps } from './issue-context';
@@ -31,7 +32,7 @@ export default definePlugin({
   apiVersion: '^2.1.0',
   description: 'Issues, comments, labels, milestones and the issue write path',
   units: ['issues'],
-  migrations: [...issueMigrations, ...issueInteractionMigrations, ...issueCatalogMigrations],
+  migrations: [...issueMigrations, ...issueInteractionMigrations, ...issueCatalogMigrations, ...timeTrackingMigrations],
   adoptsKernelMigrations: true,
   provides: [issuesRef],
   apply(ctx) {

@@ -7,6 +7,7 @@ import { dependencyOperations } from './dependencies';
 import { reactionOperations } from './reactions';
 import { assetOperations } from './issue-attachments';
 import { timelineOperations } from './timeline-routes';
+import { timeTrackingOperations } from './time-tracking-routes';
 
 /** Assignees, pins, locking, deadlines, subscriptions, dependencies, reactions, timeline, comment attachments. */
 export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
@@ -19,5 +20,6 @@ export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
     ...reactionOperations(deps, ctx),
     ...assetOperations(deps, ctx),
     ...timelineOperations(deps, ctx),
+    ...timeTrackingOperations(deps, ctx),
   ];
 }
