@@ -1,9 +1,12 @@
+import path from 'node:path';
 import { startServer, type TestServer } from './helpers/server';
+import { cloneUrl, gitSandbox } from './helpers/git';
 
 /**
  * Gitea 1.20 repository operations served in issue 26: `GET /repos/{o}/{r}/assignees`, the
  * team ↔ repository operations from the repository's side, the deprecated `POST /org/{org}/repos`
- * and the deprecated comment routes under an issue. Runs on every database.
+ * the deprecated comment routes under an issue, and a commit as `git diff` / `git format-patch`
+ * (compared with git itself on a clone). Runs on every database.
  */
 let server: TestServer;
 type U = { name: string; password: string; id: number };
@@ -89,4 +92,41 @@ test('the deprecated comment routes under an issue edit and delete only that iss
   expect((await server.api('DELETE', `/repos/ro-owner/solo/issues/2/comments/${id}`, as('ro-owner'))).status).toBe(404);
   expect((await server.api('DELETE', `/repos/ro-owner/solo/issues/1/comments/${id}`, as('ro-owner'))).status).toBe(204);
   expect((await server.api('GET', `/repos/ro-owner/solo/issues/comments/${id}`, as('ro-owner'))).status).toBe(404);
+});
+
+test('a commit as diff or patch: what git itself prints; a ref with a dot is still the commit', async () => {
+  const add = await server.api('POST', '/repos/ro-owner/solo/contents/notes.txt', {
+    ...as('ro-owner'),
+    body: { content: Buffer.from('line one\nline two\n').toString('base64'), message: 'Add notes' },
+  });
+  expect(add.status).toBe(201);
+  const sha = (add.body as any).commit.sha as string;
+  const sandbox = gitSandbox();
+  expect(
+    (await sandbox.git(['clone', '-q', cloneUrl(server.url, 'ro-owner/solo.git', 'ro-owner', u['ro-owner'].password), 'solo'])).status,
+  ).toBe(0);
+  const dir = path.join(sandbox.dir, 'solo');
+  const git = async (args: string[]) => (await sandbox.git(args, dir)).stdout;
+
+  const diff = await server.api('GET', `/repos/ro-owner/solo/git/commits/${sha}.diff`, as('ro-reader'));
+  expect(diff.status).toBe(200);
+  expect(diff.headers.get('content-type')).toMatch(/^text\/plain/);
+  expect(diff.text).toBe(await git(['diff', '-M', `${sha}^`, sha]));
+  expect(diff.text).toContain('+line two');
+  const patch = await server.api('GET', `/repos/ro-owner/solo/git/commits/${sha}.patch`, as('ro-reader'));
+  expect(patch.text).toBe(await git(['format-patch', '--no-signature', '--stdout', `${sha}...${sha}^`]));
+  expect(patch.text).toMatch(/^From [0-9a-f]{40} /);
+  expect(patch.text).toContain('Subject: [PATCH] Add notes');
+  // The root commit: `git show`.
+  const root = (await git(['rev-list', '--max-parents=0', 'HEAD'])).trim();
+  expect((await server.api('GET', `/repos/ro-owner/solo/git/commits/${root}.diff`, as('ro-reader'))).text).toBe(await git(['show', root]));
+
+  expect(
+    (await server.api('POST', '/repos/ro-owner/solo/tags', { ...as('ro-owner'), body: { tag_name: 'v1.0', target: sha } })).status,
+  ).toBe(201);
+  const dotted = await server.api('GET', '/repos/ro-owner/solo/git/commits/v1.0', as('ro-reader'));
+  expect(dotted.status).toBe(200);
+  expect(dotted.body).toMatchObject({ sha });
+  expect((await server.api('GET', '/repos/ro-owner/solo/git/commits/nothing-here.diff', as('ro-reader'))).status).toBe(404);
+  expect((await server.api('GET', `/repos/ro-owner/solo/git/commits/${sha}.diff`, as('ro-stranger'))).status).toBe(200);
 });
