@@ -8,6 +8,7 @@ import { reactionOperations } from './reactions';
 import { assetOperations } from './issue-attachments';
 import { timelineOperations } from './timeline-routes';
 import { timeTrackingOperations } from './time-tracking-routes';
+import { issueTemplateOperations } from './issue-templates';
 
 /** Assignees, pins, locking, deadlines, subscriptions, dependencies, reactions, timeline, comment attachments. */
 export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
@@ -21,5 +22,6 @@ export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
     ...assetOperations(deps, ctx),
     ...timelineOperations(deps, ctx),
     ...timeTrackingOperations(deps, ctx),
+    ...issueTemplateOperations(deps),
   ];
 }
