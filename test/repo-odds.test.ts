@@ -130,3 +130,47 @@ test('a commit as diff or patch: what git itself prints; a ref with a dot is sti
   expect((await server.api('GET', '/repos/ro-owner/solo/git/commits/nothing-here.diff', as('ro-reader'))).status).toBe(404);
   expect((await server.api('GET', `/repos/ro-owner/solo/git/commits/${sha}.diff`, as('ro-stranger'))).status).toBe(200);
 });
+
+test('POST /diffpatch applies git’s own diff as one commit of the caller; a stale patch is 422; protection holds', async () => {
+  const sandbox = gitSandbox();
+  expect(
+    (await sandbox.git(['clone', '-q', cloneUrl(server.url, 'ro-owner/solo.git', 'ro-owner', u['ro-owner'].password), 'p'])).status,
+  ).toBe(0);
+  const dir = path.join(sandbox.dir, 'p');
+  const fs = await import('node:fs');
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'line one\nline 2\n');
+  fs.writeFileSync(path.join(dir, 'added.txt'), 'brand new\n');
+  expect((await sandbox.git(['add', '-A'], dir)).status).toBe(0);
+  const patch = (await sandbox.git(['diff', '--cached'], dir)).stdout;
+
+  const applied = await server.api('POST', '/repos/ro-owner/solo/diffpatch', {
+    ...as('ro-writer'),
+    body: { content: patch, message: 'Apply a patch' },
+  });
+  expect(applied.status).toBe(200);
+  expect(applied.body).toMatchObject({ content: null, commit: { message: 'Apply a patch\n', author: { name: 'ro-writer' } } });
+  const read = async (file: string) =>
+    Buffer.from(
+      ((await server.api('GET', `/repos/ro-owner/solo/contents/${file}`, as('ro-reader'))).body as any).content,
+      'base64',
+    ).toString();
+  expect(await read('notes.txt')).toBe('line one\nline 2\n');
+  expect(await read('added.txt')).toBe('brand new\n');
+
+  // The same patch again no longer applies.
+  const again = await server.api('POST', '/repos/ro-owner/solo/diffpatch', { ...as('ro-writer'), body: { content: patch } });
+  expect(again.status).toBe(422);
+  expect(again.body).toMatchObject({ message: expect.stringContaining('does not apply') });
+  expect((await server.api('POST', '/repos/ro-owner/solo/diffpatch', { ...as('ro-writer'), body: {} })).status).toBe(422);
+  expect((await server.api('POST', '/repos/ro-owner/solo/diffpatch', { ...as('ro-reader'), body: { content: patch } })).status).toBe(403);
+  expect(
+    (await server.api('POST', '/repos/ro-owner/solo/diffpatch', { ...as('ro-writer'), body: { content: patch, branch: 'nope' } })).status,
+  ).toBe(404);
+
+  // A protected branch that lets nobody push refuses the patch.
+  const back = (await sandbox.git(['diff', '-R', '--cached'], dir)).stdout;
+  expect(
+    (await server.api('POST', '/repos/ro-owner/solo/branch_protections', { ...as('ro-owner'), body: { branch_name: 'main' } })).status,
+  ).toBe(201);
+  expect((await server.api('POST', '/repos/ro-owner/solo/diffpatch', { ...as('ro-writer'), body: { content: back } })).status).toBe(403);
+});
