@@ -46,6 +46,7 @@ import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { tapFollowers } from './repos/followers';
 import { tapFollowCleanup } from './users/follows';
+import { unadoptedOperations } from './repos/unadopted-routes';
 import { followOperations } from './users/follow-routes';
 import { watchOperations } from './repos/watches';
 import { starOperations } from './repos/stars';
@@ -219,6 +220,7 @@ export class Hearth {
         ...topicOperations(repoDeps),
         ...transferOperations({ ...repoDeps, attached: this.attachedGit }),
         ...generateOperations(repoDeps),
+        ...unadoptedOperations(repoDeps),
       ].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
       const followerDeps = {
