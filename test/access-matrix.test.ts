@@ -259,6 +259,8 @@ function fill(path: string, values: Record<string, string>, self = 'mx-stranger'
         return 'open';
       case 'diffType':
         return 'diff';
+      case 'team':
+        return 'Owners';
       case 'filepath':
         return 'README.md';
       case 'branch':
