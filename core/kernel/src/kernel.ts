@@ -70,6 +70,7 @@ import { docsRouter } from './http/docs-page';
 import { API_VERSION_STRING } from './version';
 import { assertAccessDeclared, resolveAccess } from './access/operation-access';
 import { startLeftoverSweeps } from './maintenance/leftovers';
+import { CronRegistry, cronOperations } from './maintenance/cron';
 import { tapDomainEvents } from './events/domain-events';
 
 export interface HearthOptions {
@@ -130,6 +131,7 @@ export class Hearth {
   private readonly attachedGit = new AttachedGitDirectories();
   /** The core's attachments (`ctx.attachments`). */
   private readonly attachments: KernelAttachments;
+  private readonly cron: CronRegistry;
   private server?: http.Server;
   private readonly rootUrlDerived: boolean;
 
@@ -164,6 +166,7 @@ export class Hearth {
       authenticate: (req) => this.authenticate(req),
     });
     this.attachments = attachmentService(db, config);
+    this.cron = new CronRegistry(log);
     this.contexts = new PluginContexts({
       config,
       db,
@@ -178,6 +181,7 @@ export class Hearth {
       attachedGit: this.attachedGit,
       attachments: this.attachments,
       api: operationInvoker(this.operations, this.operationDeps(), log),
+      cron: this.cron,
     });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
@@ -210,7 +214,10 @@ export class Hearth {
       userOperations(deps).forEach((op) => r.api(op));
       followOperations({ ...deps, db: this.db, access: this.repos.access }).forEach((op) => r.api(op));
     });
-    this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:admin', (r) => {
+      adminUserOperations(deps).forEach((op) => r.api(op));
+      cronOperations(this.cron, deps.http).forEach((op) => r.api(op));
+    });
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
       const repoDeps = { ...deps, repos: this.repos, templates };
@@ -273,7 +280,9 @@ export class Hearth {
         }),
       );
     });
-    startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
+    startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log, cron: this.cron });
+    this.hooks.lifecycle.ready.tapPromise('hearth:cron', async () => this.cron.start());
+    this.hooks.lifecycle.shutdown.tapPromise('hearth:cron', async () => this.cron.stop());
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contexts.contextFor(loaded));
     }

@@ -36,6 +36,7 @@ import { organizationDirectory } from './organizations';
 import { branchProtection } from './protection';
 import type { AttachedGitDirectories } from '../repos/attached-git';
 import { LoginSources } from '../users/login-sources';
+import type { CronRegistry } from '../maintenance/cron';
 
 /** What the kernel hands the factory: its services, built before any plugin applies. */
 export interface ContextParts {
@@ -54,6 +55,8 @@ export interface ContextParts {
   attachments: AttachmentService;
   /** In-process `/api/v1` calls (`ctx.api`). */
   api: ApiInvoker;
+  /** The server's periodic jobs (`ctx.cron`). */
+  cron: CronRegistry;
 }
 
 /**
@@ -66,7 +69,7 @@ export class PluginContexts {
   private readonly shared: Omit<PluginContext, 'name' | 'settings' | 'log' | 'commands' | 'services'>;
 
   constructor(private readonly parts: ContextParts) {
-    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments, api } = parts;
+    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments, api, cron } = parts;
     this.shared = {
       hooks,
       db,
@@ -109,6 +112,7 @@ export class PluginContexts {
       organizations: organizationDirectory({ db, hooks, config, users, repos, http, log }),
       protection: branchProtection(db, repos),
       api,
+      cron: { add: (task) => cron.add(task) },
     };
   }
 
