@@ -42,6 +42,7 @@ const BENCHMARKS = [
   'two-factor',
   'wiki-names',
   'oauth2',
+  'follows',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

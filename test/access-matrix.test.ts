@@ -251,6 +251,7 @@ function fill(path: string, values: Record<string, string>, self = 'mx-stranger'
       case 'username':
       case 'collaborator':
       case 'user':
+      case 'target':
         return self;
       case 'org':
         return values.orgName ?? ownerName('pub-org');
@@ -258,6 +259,8 @@ function fill(path: string, values: Record<string, string>, self = 'mx-stranger'
         return 'open';
       case 'diffType':
         return 'diff';
+      case 'team':
+        return 'Owners';
       case 'filepath':
         return 'README.md';
       case 'branch':

@@ -45,6 +45,9 @@ import { topicOperations } from './repos/topic-routes';
 import { transferOperations } from './repos/transfer-routes';
 import { generateOperations } from './repos/generate-routes';
 import { tapFollowers } from './repos/followers';
+import { tapFollowCleanup } from './users/follows';
+import { unadoptedOperations } from './repos/unadopted-routes';
+import { followOperations } from './users/follow-routes';
 import { watchOperations } from './repos/watches';
 import { starOperations } from './repos/stars';
 import { orgOperations } from './orgs/org-routes';
@@ -67,6 +70,7 @@ import { docsRouter } from './http/docs-page';
 import { API_VERSION_STRING } from './version';
 import { assertAccessDeclared, resolveAccess } from './access/operation-access';
 import { startLeftoverSweeps } from './maintenance/leftovers';
+import { CronRegistry, cronOperations } from './maintenance/cron';
 import { tapDomainEvents } from './events/domain-events';
 
 export interface HearthOptions {
@@ -127,6 +131,7 @@ export class Hearth {
   private readonly attachedGit = new AttachedGitDirectories();
   /** The core's attachments (`ctx.attachments`). */
   private readonly attachments: KernelAttachments;
+  private readonly cron: CronRegistry;
   private server?: http.Server;
   private readonly rootUrlDerived: boolean;
 
@@ -144,6 +149,7 @@ export class Hearth {
     this.repos = new RepoService(db, this.hooks, config, this.users);
     for (const unit of unservedUnits(config, plugins)) this.repos.unservedUnits.add(unit);
     tapFollowers(this.hooks, db);
+    tapFollowCleanup(this.hooks);
     this.hooks.user.deleting.tapPromise('hearth:organizations', async ({ user, trx }) => {
       if (user.type === 1) return removeOrganization(trx, user.id);
       await assertNotLastOwner(trx, user.id);
@@ -160,6 +166,7 @@ export class Hearth {
       authenticate: (req) => this.authenticate(req),
     });
     this.attachments = attachmentService(db, config);
+    this.cron = new CronRegistry(log);
     this.contexts = new PluginContexts({
       config,
       db,
@@ -174,6 +181,7 @@ export class Hearth {
       attachedGit: this.attachedGit,
       attachments: this.attachments,
       api: operationInvoker(this.operations, this.operationDeps(), log),
+      cron: this.cron,
     });
     this.metrics = config.metrics.ENABLED ? new HttpMetrics() : null;
     this.rootUrlDerived = config.server.ROOT_URL === `http://localhost:${config.server.HTTP_PORT}/`;
@@ -202,8 +210,14 @@ export class Hearth {
   private async boot(env: NodeJS.ProcessEnv): Promise<void> {
     tapBuiltinAuth(this.hooks, this.users, this.tokens);
     const deps = { users: this.users, tokens: this.tokens, http: this.httpHelpers() };
-    this.hooks.http.routes.tap('hearth:users', (r) => userOperations(deps).forEach((op) => r.api(op)));
-    this.hooks.http.routes.tap('hearth:admin', (r) => adminUserOperations(deps).forEach((op) => r.api(op)));
+    this.hooks.http.routes.tap('hearth:users', (r) => {
+      userOperations(deps).forEach((op) => r.api(op));
+      followOperations({ ...deps, db: this.db, access: this.repos.access }).forEach((op) => r.api(op));
+    });
+    this.hooks.http.routes.tap('hearth:admin', (r) => {
+      adminUserOperations(deps).forEach((op) => r.api(op));
+      cronOperations(this.cron, deps.http).forEach((op) => r.api(op));
+    });
     const templates = new RepoTemplates();
     this.hooks.http.routes.tap('hearth:repositories', (r) => {
       const repoDeps = { ...deps, repos: this.repos, templates };
@@ -213,6 +227,7 @@ export class Hearth {
         ...topicOperations(repoDeps),
         ...transferOperations({ ...repoDeps, attached: this.attachedGit }),
         ...generateOperations(repoDeps),
+        ...unadoptedOperations(repoDeps),
       ].forEach((op) => r.api(op));
       templateOperations(templates, deps.http).forEach((op) => r.api(op));
       const followerDeps = {
@@ -265,7 +280,9 @@ export class Hearth {
         }),
       );
     });
-    startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log });
+    startLeftoverSweeps({ hooks: this.hooks, config: this.config, log: this.log, cron: this.cron });
+    this.hooks.lifecycle.ready.tapPromise('hearth:cron', async () => this.cron.start());
+    this.hooks.lifecycle.shutdown.tapPromise('hearth:cron', async () => this.cron.stop());
     for (const loaded of this.plugins) {
       await loaded.plugin.apply(this.contexts.contextFor(loaded));
     }

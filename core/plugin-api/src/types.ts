@@ -890,6 +890,19 @@ export interface GitHosting {
 }
 
 /** A maintenance command of a plugin, run with `hearth plugins run <plugin> <command> [args…]`. (API 1.1) @public */
+/**
+ * A periodic job of the server, listed by `GET /admin/cron` and run at once by
+ * `POST /admin/cron/{task}` (Gitea's cron tasks). (API 2.3) @public
+ */
+export interface CronTask {
+  /** snake_case, unique on the server (Gitea's task names: `update_mirrors`, …). */
+  name: string;
+  /** Seconds between runs; 0 runs it only when asked. */
+  intervalSeconds: number;
+  /** One run; a run is never started while the previous one is still going. Errors are logged. */
+  run(): Promise<void>;
+}
+
 export interface PluginCommand {
   /** Kebab-case name, unique within the plugin. */
   name: string;
@@ -933,6 +946,8 @@ export interface PluginContext<Settings = Record<string, unknown>> {
   readonly access: AccessService;
   /** Maintenance commands for `hearth plugins run <plugin> <command>`; register them in `apply()`. (API 1.1) */
   readonly commands: { add(command: PluginCommand): void };
+  /** The server's periodic jobs: a task added here runs every `intervalSeconds` once the server listens. (API 2.3) */
+  readonly cron: { add(task: CronTask): void };
   /** Repositories as the core owns them: lookups, git directories, JSON, ref updates, counts. (API 2.1) */
   readonly repositories: RepositoryDomain;
   /** Outbound requests through the allow-list (SSRF guard). (API 2.1) */

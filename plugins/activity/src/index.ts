@@ -5,6 +5,7 @@ import type { ActivityDeps } from './activity-context';
 import { recordActivity } from './activity-recorder';
 import { tapRecorder } from './recorder';
 import { feedOperations } from './feed-routes';
+import { heatmapOperations } from './heatmap';
 import { notificationOperations } from './notification-routes';
 
 /**
@@ -26,7 +27,7 @@ export default definePlugin({
     recordActivity(deps);
     tapRecorder(deps);
     ctx.hooks.http.routes.tap('activity', (routes) => {
-      for (const op of [...feedOperations(deps), ...notificationOperations(deps)]) routes.api(op);
+      for (const op of [...feedOperations(deps), ...heatmapOperations(deps), ...notificationOperations(deps)]) routes.api(op);
     });
   },
 });

@@ -60,7 +60,37 @@ function commentHelpers(deps: IssueDeps, ctx: IssueContext) {
 /** Issue comments: those of a repository by id (list, get, edit, delete), then those of one issue (list, add). */
 export function commentOperations(deps: IssueDeps, ctx: IssueContext, events: IssueEvents): ApiOperation[] {
   const helpers = commentHelpers(deps, ctx);
-  return [...repoCommentOperations(deps, ctx, events, helpers), ...issueCommentOperations(deps, ctx, events, helpers)];
+  const byId = repoCommentOperations(deps, ctx, events, helpers);
+  return [...byId, ...issueCommentOperations(deps, ctx, events, helpers), ...deprecatedCommentOperations(deps, ctx, byId)];
+}
+
+/**
+ * Gitea 1.20's deprecated `PATCH`/`DELETE /repos/{owner}/{repo}/issues/{index}/comments/{id}`
+ * (issueEditCommentDeprecated, issueDeleteCommentDeprecated): the operations by id, once the
+ * comment is found to belong to that issue (404 otherwise; Gitea checks the repository only).
+ */
+function deprecatedCommentOperations(deps: IssueDeps, ctx: IssueContext, byId: ApiOperation[]): ApiOperation[] {
+  const params = {
+    type: 'object',
+    properties: { ...(INDEX_PARAMS.properties as object), id: { type: 'integer', minimum: 1, description: 'id of the comment' } },
+    required: ['owner', 'repo', 'index', 'id'],
+  };
+  return byId
+    .filter((op) => op.operationId === 'issueEditComment' || op.operationId === 'issueDeleteComment')
+    .map((op) => ({
+      ...op,
+      path: '/repos/{owner}/{repo}/issues/{index}/comments/{id}',
+      operationId: `${op.operationId}Deprecated`,
+      summary: `${op.summary} (deprecated)`,
+      params,
+      handler: async (req: ApiRequest<any, any, IndexParams & { id: number }>) => {
+        const o = await ctx.open(req);
+        const issue = await ctx.issueByIndex(o.r, req.params.index);
+        const row = await deps.db('comment').where({ id: req.params.id, issue_id: issue.id, type: 0 }).first('id');
+        if (!row) throw ApiError.notFound(`comment does not exist [id: ${req.params.id}]`);
+        return op.handler(req);
+      },
+    }));
 }
 
 type CommentHelpers = ReturnType<typeof commentHelpers>;

@@ -3,6 +3,7 @@ import { issueMigrations } from './migrations';
 import { issueInteractionMigrations } from './interaction-migrations';
 import { issueCatalogMigrations } from './catalog-migrations';
 import { issueTextSearchMigrations } from './text-search';
+import { timeTrackingMigrations } from './time-tracking';
 import { issuesRef } from './service';
 import { issuesService } from './service-provider';
 import { issueContext, type IssueDeps } from './issue-context';
@@ -32,7 +33,13 @@ export default definePlugin({
   apiVersion: '^2.1.0',
   description: 'Issues, comments, labels, milestones and the issue write path',
   units: ['issues'],
-  migrations: [...issueMigrations, ...issueInteractionMigrations, ...issueCatalogMigrations, ...issueTextSearchMigrations],
+  migrations: [
+    ...issueMigrations,
+    ...issueInteractionMigrations,
+    ...issueCatalogMigrations,
+    ...timeTrackingMigrations,
+    ...issueTextSearchMigrations,
+  ],
   adoptsKernelMigrations: true,
   provides: [issuesRef],
   apply(ctx) {

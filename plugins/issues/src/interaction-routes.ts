@@ -7,6 +7,8 @@ import { dependencyOperations } from './dependencies';
 import { reactionOperations } from './reactions';
 import { assetOperations } from './issue-attachments';
 import { timelineOperations } from './timeline-routes';
+import { timeTrackingOperations } from './time-tracking-routes';
+import { issueTemplateOperations } from './issue-templates';
 
 /** Assignees, pins, locking, deadlines, subscriptions, dependencies, reactions, timeline, comment attachments. */
 export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
@@ -19,5 +21,7 @@ export function issueInteractionOperations(deps: IssueDeps): ApiOperation[] {
     ...reactionOperations(deps, ctx),
     ...assetOperations(deps, ctx),
     ...timelineOperations(deps, ctx),
+    ...timeTrackingOperations(deps, ctx),
+    ...issueTemplateOperations(deps),
   ];
 }

@@ -252,4 +252,6 @@ export async function removeIssueInteractions(trx: Knex | Knex.Transaction, issu
   await trx('issue_dependency').whereIn('issue_id', issueIds).delete();
   await trx('issue_dependency').whereIn('dependency_id', issueIds).delete();
   await trx('reaction').whereIn('issue_id', issueIds).delete();
+  await trx('stopwatch').whereIn('issue_id', issueIds).delete();
+  await trx('tracked_time').whereIn('issue_id', issueIds).delete();
 }

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
-import type * as Yaml from 'yaml';
+import { yaml } from './yaml';
 import {
   ApiError,
-  lazy,
   nowUnix,
   ok,
   type ApiOperation,
@@ -48,10 +47,6 @@ function validateTemplate(doc: unknown): string | null {
     .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
     .join('; ');
 }
-
-/** The yaml package, loaded by the first template read rather than at start. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const yaml = lazy(() => require('yaml') as typeof Yaml);
 
 /** Parse and check one template file: its labels, or the reason it is refused. */
 export function readLabelTemplate(file: string): { labels?: LabelTemplateEntry[]; problem?: string } {

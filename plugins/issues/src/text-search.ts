@@ -91,13 +91,13 @@ const SQLITE_TRIGGERS = [
 ];
 
 /**
- * `0012_issue_text_index`: the full-text index of each database, filled from the existing issues.
+ * `0013_issue_text_index`: the full-text index of each database, filled from the existing issues.
  * On SQLite the triggers belong to the `issue` table: a later migration that rebuilds that table
  * (knex does so for some column changes on SQLite) must create them again.
  */
 export const issueTextSearchMigrations: PluginMigration[] = [
   {
-    name: '0012_issue_text_index',
+    name: '0013_issue_text_index',
     async up(db: Knex) {
       switch (dialectOf(db)) {
         case 'sqlite':

@@ -1,7 +1,17 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type MarkdownIt from 'markdown-it';
-import { createServiceRef, definePlugin, lazy, ok, raw, type ApiOperation, type ApiRequest, type PluginContext } from '@hearth/plugin-api';
+import {
+  ApiError,
+  createServiceRef,
+  definePlugin,
+  lazy,
+  ok,
+  raw,
+  type ApiOperation,
+  type ApiRequest,
+  type PluginContext,
+} from '@hearth/plugin-api';
 
 /** The forge's one markdown renderer (the `/markdown` routes' and the web pages'), for other plugins. @public */
 export interface MarkdownRenderer {
@@ -150,6 +160,27 @@ function operations(ctx: PluginContext<MiscSettings>): ApiOperation[] {
     {
       ...common,
       method: 'post',
+      path: '/markup',
+      operationId: 'renderMarkup',
+      summary: 'Render a markup document as HTML',
+      body: 'MarkupOption',
+      responses: { 200: { description: 'MarkupRender', contentType: 'text/html' }, 422: 'APIError' },
+      handler: (req: ApiRequest<MarkdownBody & { FilePath?: string }>) => {
+        const { Text = '', Mode = 'markdown', Context = '', Wiki = false, FilePath = '' } = req.body;
+        let mode = Wiki ? 'wiki' : Mode || 'markdown';
+        // Gitea's mode `file` renders by the file's extension; Markdown is the markup this forge renders.
+        if (mode === 'file') {
+          if (!/\.(md|markdown|mdown|mkd|livemd)$/i.test(FilePath)) {
+            throw ApiError.unprocessable(`unsupported render extension: ${path.extname(FilePath) || FilePath || '(none)'}`);
+          }
+          mode = 'markdown';
+        }
+        return raw(200, 'text/html; charset=utf-8', renderMarkdown(Text, mode, contextPath(Context, ctx.forge.appUrl), ctx.forge.appUrl));
+      },
+    },
+    {
+      ...common,
+      method: 'post',
       path: '/markdown/raw',
       operationId: 'renderMarkdownRaw',
       summary: 'Render raw markdown as HTML',
@@ -197,6 +228,9 @@ export function renderMarkdown(text: string, mode: string, context: string, appU
   const engine = mode === 'gfm' || mode === 'comment' ? comment() : plain();
   const env = { base: context ? new URL(context.replace(/^\/*/, '') + (mode === 'wiki' ? '/wiki/' : '/'), appUrl).toString() : '' };
   const tokens = engine.parse(text, env);
+  // Issue references (`#123`) link to the context repository's issue (Gitea redirects to the pull request if it is one).
+  if (context && (mode === 'gfm' || mode === 'comment'))
+    linkIssueReferences(tokens, new URL(context.replace(/^\/*/, '') + '/issues/', appUrl).toString());
   if (env.base) {
     const visit = (list: typeof tokens) => {
       for (const token of list) {
@@ -211,4 +245,52 @@ export function renderMarkdown(text: string, mode: string, context: string, appU
     visit(tokens);
   }
   return engine.renderer.render(tokens, engine.options, env);
+}
+
+/** `Context` as a path below the forge: `owner/repo`, `/owner/repo`, or a full URL of this forge (Gitea's `/markup` takes URLs). */
+export function contextPath(context: string, appUrl: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(context)) return context;
+  if (context.startsWith(appUrl)) return context.slice(appUrl.length);
+  try {
+    return new URL(context).pathname;
+  } catch {
+    return '';
+  }
+}
+
+type Tokens = ReturnType<MarkdownIt['parse']>;
+const ISSUE_REF = /(^|[\s(])#(\d+)\b/g;
+
+/** Replace `#123` in text outside links and code with a link to that issue, splitting the text token. */
+function linkIssueReferences(tokens: Tokens, issuesUrl: string): void {
+  for (const block of tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const out: Tokens = [];
+    let inLink = 0;
+    for (const token of block.children) {
+      if (token.type === 'link_open') inLink++;
+      if (token.type === 'link_close') inLink--;
+      if (token.type !== 'text' || inLink > 0 || !ISSUE_REF.test(token.content)) {
+        out.push(token);
+        continue;
+      }
+      ISSUE_REF.lastIndex = 0;
+      const Token = token.constructor as new (type: string, tag: string, nesting: number) => (typeof tokens)[number];
+      const text = (content: string) => Object.assign(new Token('text', '', 0), { content });
+      let last = 0;
+      for (const m of token.content.matchAll(ISSUE_REF)) {
+        const start = m.index + m[1].length;
+        out.push(text(token.content.slice(last, start)));
+        const open = new Token('link_open', 'a', 1);
+        open.attrs = [
+          ['href', `${issuesUrl}${m[2]}`],
+          ['class', 'ref-issue'],
+        ];
+        out.push(open, text(`#${m[2]}`), new Token('link_close', 'a', -1));
+        last = start + 1 + m[2].length;
+      }
+      out.push(text(token.content.slice(last)));
+    }
+    block.children = out;
+  }
 }

@@ -103,3 +103,29 @@ test('nodeinfo can be switched off in the plugin settings', async () => {
     await quiet.close();
   }
 });
+
+test('POST /markup: a repository URL as Context resolves relative links and #123 references; file mode by extension', async () => {
+  const res = await server.api('POST', '/markup', {
+    body: {
+      Text: 'See #12 and [doc](docs/a.md), not `#13` nor [#14](https://example.com/)',
+      Mode: 'gfm',
+      Context: `${server.url}owner/repo`,
+    },
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.text).toContain(`<a href="${server.url}owner/repo/issues/12" class="ref-issue">#12</a>`);
+  expect(res.text).toContain(`href="${server.url}owner/repo/docs/a.md"`);
+  expect(res.text).toContain('<code>#13</code>');
+  expect(res.text).toContain('<a href="https://example.com/">#14</a>');
+  // Plain markdown mode leaves references as text, as Gitea's document mode does for a bare #.
+  const plain = await server.api('POST', '/markup', { body: { Text: '#12 is text', Mode: 'markdown', Context: '/owner/repo' } });
+  expect(plain.text).not.toContain('ref-issue');
+  const file = await server.api('POST', '/markup', { body: { Text: 'one\ntwo', Mode: 'file', FilePath: 'docs/README.md' } });
+  expect(file.status).toBe(200);
+  expect(file.text).toBe('<p>one\ntwo</p>\n');
+  const unknown = await server.api('POST', '/markup', { body: { Text: 'x', Mode: 'file', FilePath: 'a.adoc' } });
+  expect(unknown.status).toBe(422);
+  expect(unknown.body).toMatchObject({ message: expect.stringContaining('.adoc') });
+  expect((await server.api('POST', '/markup', { body: { Text: 'x', Mode: 'latex' } })).status).toBe(422);
+});

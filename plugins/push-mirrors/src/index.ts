@@ -13,7 +13,7 @@ import { PushMirrorWorker } from './push-mirror-worker';
 export default definePlugin({
   name: 'push-mirrors',
   version: '0.1.0',
-  apiVersion: '^2.1.0',
+  apiVersion: '^2.3.0',
   description: 'Push mirrors: repositories pushed to other remotes on commit or on an interval',
   migrations: mirrorMigrations,
   adoptsKernelMigrations: true,
@@ -23,6 +23,8 @@ export default definePlugin({
     const worker = new PushMirrorWorker({ ctx, credentials, log: ctx.log.child({ worker: 'push-mirrors' }) });
 
     hooks.lifecycle.ready.tapPromise('push-mirrors', async () => worker.start());
+    // Gitea's `update_mirrors`: the worker polls on its own; the task syncs due mirrors at once (/admin/cron).
+    ctx.cron.add({ name: 'update_mirrors', intervalSeconds: 0, run: async () => worker.wake() });
     hooks.lifecycle.shutdown.tapPromise('push-mirrors', async () => worker.stop());
     hooks.push.received.tapPromise('push-mirrors', async (event) => {
       const marked = await requestSync(db, (q) => q.where({ repo_id: event.repositoryId, sync_on_commit: true }));

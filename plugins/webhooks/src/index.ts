@@ -15,7 +15,7 @@ import { webhookOperations } from './webhook-routes';
 export default definePlugin({
   name: 'webhooks',
   version: '0.1.0',
-  apiVersion: '^2.1.0',
+  apiVersion: '^2.3.0',
   description: 'Webhooks (Gitea, Gogs, Slack, Discord, Teams) at repository, organization, user and system level',
   migrations: webhookMigrations,
   adoptsKernelMigrations: true,
@@ -27,6 +27,8 @@ export default definePlugin({
     ctx.hooks.repository.deleted.tapPromise('webhooks', (e) => removeHooks(ctx.db, { repo_id: e.repositoryId }));
     ctx.hooks.user.deleted.tapPromise('webhooks', (e) => removeHooks(ctx.db, { owner_id: e.user.id, repo_id: 0 }));
     ctx.hooks.lifecycle.ready.tapPromise('webhooks', async () => deliverer.start());
+    // The deliverer polls on its own; the task lets a site admin retry due deliveries at once (/admin/cron).
+    ctx.cron.add({ name: 'deliver_webhooks', intervalSeconds: 0, run: async () => deliverer.wake() });
     ctx.hooks.lifecycle.shutdown.tapPromise('webhooks', async () => deliverer.stop());
     ctx.hooks.http.routes.tap('webhooks', (routes) => {
       for (const op of webhookOperations(ctx, deliverer, headers)) routes.api(op);

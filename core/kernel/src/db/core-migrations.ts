@@ -8,6 +8,7 @@ import { protectionMigrations } from '../protection/migrations';
 import { loginSourceMigrations } from '../users/login-sources';
 import { userSettingsMigrations } from '../users/user-settings';
 import { tokenScopeMigrations } from '../auth/token-migrations';
+import { followMigrations } from '../users/follows';
 
 /** The kernel's tables. Times are unix seconds (bigint), as Gitea stores them. Areas with many tables keep theirs beside their code. */
 export const coreMigrations: PluginMigration[] = [
@@ -184,4 +185,5 @@ export const coreMigrations: PluginMigration[] = [
   ...loginSourceMigrations,
   ...userSettingsMigrations,
   ...tokenScopeMigrations,
+  ...followMigrations,
 ];

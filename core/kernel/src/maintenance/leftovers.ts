@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KernelHooks, Logger } from '@hearth/plugin-api';
+import type { CronRegistry } from './cron';
 import type { HearthConfig } from '../config/types';
 
 /**
@@ -137,9 +138,18 @@ function isGone(err: unknown): boolean {
  * Sweep leftovers when the server starts listening (awaited, so a restarted server is clean
  * before it serves) and then every `maintenance.LEFTOVER_SWEEP_INTERVAL` seconds until shutdown.
  */
-export function startLeftoverSweeps({ hooks, config, log }: { hooks: KernelHooks; config: HearthConfig; log: Logger }): void {
+export function startLeftoverSweeps({
+  hooks,
+  config,
+  log,
+  cron,
+}: {
+  hooks: KernelHooks;
+  config: HearthConfig;
+  log: Logger;
+  cron: CronRegistry;
+}): void {
   const { LEFTOVER_GRACE_PERIOD: graceSeconds, LEFTOVER_SWEEP_INTERVAL: intervalSeconds } = config.maintenance;
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
   const sweep = (): Promise<void> =>
     (running ??= sweepLeftovers(config.server.DATA_DIR, { graceSeconds, remove: true })
@@ -160,15 +170,10 @@ export function startLeftoverSweeps({ hooks, config, log }: { hooks: KernelHooks
       .catch((err) => log.error({ err }, 'sweeping leftovers of interrupted pushes and uploads failed'))
       .finally(() => (running = null)));
 
-  hooks.lifecycle.ready.tapPromise('hearth:leftovers', async () => {
-    await sweep();
-    if (intervalSeconds > 0) {
-      timer = setInterval(() => void sweep(), intervalSeconds * 1000);
-      timer.unref();
-    }
-  });
+  // The periodic sweeps are a cron task (listed by /admin/cron, run at once by POST /admin/cron/cleanup_leftovers).
+  cron.add({ name: 'cleanup_leftovers', intervalSeconds: Math.max(0, intervalSeconds), run: sweep });
+  hooks.lifecycle.ready.tapPromise('hearth:leftovers', async () => sweep());
   hooks.lifecycle.shutdown.tapPromise('hearth:leftovers', async () => {
-    clearInterval(timer);
     await running;
   });
 }

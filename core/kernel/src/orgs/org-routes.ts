@@ -4,6 +4,7 @@ import { whereProfileVisible } from '../access/visible-profiles';
 import { ownerOf } from '../access/operation-access';
 import { readableRepoIds } from '../access/readable-repos';
 import { collaboratorOperations } from './collaborator-routes';
+import { assigneeOperations } from './assignees';
 import { memberOperations } from './member-routes';
 import type { OrgDeps } from './org-deps';
 import { orgService } from './org-service';
@@ -26,6 +27,7 @@ export function orgOperations(deps: OrgDeps): ApiOperation[] {
     ...teamRepoOperations(deps),
     ...teamListingOperations(deps),
     ...collaboratorOperations(deps),
+    ...assigneeOperations(deps),
   ];
 }
 

@@ -38,6 +38,7 @@ import { branchProtection } from './protection';
 import type { AttachedGitDirectories } from '../repos/attached-git';
 import { LoginSources } from '../users/login-sources';
 import { CORE_STORAGE_AREAS, createBlobStore } from '../storage';
+import type { CronRegistry } from '../maintenance/cron';
 
 /** What the kernel hands the factory: its services, built before any plugin applies. */
 export interface ContextParts {
@@ -56,6 +57,8 @@ export interface ContextParts {
   attachments: AttachmentService;
   /** In-process `/api/v1` calls (`ctx.api`). */
   api: ApiInvoker;
+  /** The server's periodic jobs (`ctx.cron`). */
+  cron: CronRegistry;
 }
 
 /**
@@ -68,7 +71,7 @@ export class PluginContexts {
   private readonly shared: Omit<PluginContext, 'name' | 'settings' | 'log' | 'commands' | 'services'>;
 
   constructor(private readonly parts: ContextParts) {
-    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments, api } = parts;
+    const { config, db, hooks, users, repos, schemas, http, packages, authenticate, log, attachedGit, attachments, api, cron } = parts;
     this.shared = {
       hooks,
       db,
@@ -112,6 +115,7 @@ export class PluginContexts {
       protection: branchProtection(db, repos),
       api,
       blobs: (area) => pluginBlobs(config, area),
+      cron: { add: (task) => cron.add(task) },
     };
   }
 

@@ -12,6 +12,7 @@ import {
 import { assertRefChange } from '../protection/ref-protection';
 import { changeFiles, clientTreePath, type ChangeFilesInput, type FilesResponse } from './contents-files';
 import { readBlobs } from './contents-git';
+import { patchOperations } from './contents-diffpatch';
 import { branchCommit, resolveRef } from './revisions';
 import { definitionJson, parseEditorConfig, propertiesFor } from './contents-editorconfig';
 import { languageStats } from './contents-languages';
@@ -170,6 +171,30 @@ function contentsChangeOperations(deps: GitRouteDeps): ApiOperation[] {
       bodyRequired: true,
       responses: { 201: 'FilesResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
       handler: async (req: ApiRequest<ChangeFilesInput, unknown, RepoParams>) => created(await change(req, req.body)),
+    },
+    {
+      method: 'post',
+      path: '/repos/{owner}/{repo}/diffpatch',
+      operationId: 'repoApplyDiffPatch',
+      tag: 'repository',
+      summary: 'Apply diff patch to repository',
+      scopes: ['repository'],
+      auth: 'required',
+      access: WRITE_CODE,
+      params: OWNER_REPO_PARAMS,
+      body: 'ApplyDiffPatchFileOptions',
+      bodyRequired: true,
+      responses: { 200: 'FileResponse', 403: 'APIError', 404: 'APIError', 409: 'APIError', 422: 'APIError' },
+      handler: async (req: ApiRequest<Record<string, any>, unknown, RepoParams>) => {
+        const { gitDir, repo } = repoOf(req);
+        const branch = req.body.branch?.trim() || repo.default_branch;
+        const base = await branchCommit(gitDir, branch);
+        if (!base) throw ApiError.notFound(`branch does not exist [name: ${branch}]`);
+        const files = await patchOperations(gitDir, base, req.body.content);
+        // As Gitea: the commit, and no file content (the patch may touch many files).
+        const res = await change(req, { ...commonChangeOptions(req.body), branch, files });
+        return ok({ content: null, commit: res.commit, verification: res.verification });
+      },
     },
     {
       method: 'post',

@@ -1,4 +1,14 @@
-import { ApiError, ok, OWNER_REPO_PARAMS, ownerRepoParams, type ApiOperation, type ApiRequest, type JsonSchema } from '@hearth/plugin-api';
+import {
+  ApiError,
+  ok,
+  OWNER_REPO_PARAMS,
+  ownerRepoParams,
+  raw,
+  type ApiOperation,
+  type ApiRequest,
+  type ApiResponse,
+  type JsonSchema,
+} from '@hearth/plugin-api';
 import { gitText, runGit } from './git';
 import { COMMIT_OPTION_QUERY, commitOptionsOf, logCommits, toApiCommits } from './commit-json';
 import { gitRepoOf, readRef } from './git-data-git';
@@ -54,8 +64,63 @@ function legacyPagingHeaders(page: number, limit: number, total: number): Record
   };
 }
 
+/**
+ * `GET …/git/commits/{sha}.{diffType}` (repoDownloadCommitDiffOrPatch): the commit as `git diff`
+ * against its first parent (`git show` for a root commit) or as `git format-patch`, text/plain, as
+ * Gitea's GetRawDiff writes them. The path also matches a ref with a dot (`v1.0` reads as sha `v1`,
+ * type `0`): as Gitea, whose route only takes `diff|patch`, anything else is the single commit.
+ */
+function commitDiffOperation(
+  deps: GitRouteDeps,
+  singleCommit: (req: ApiRequest<unknown, CommitQuery, ShaParams>) => Promise<ApiResponse>,
+): ApiOperation {
+  return {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/git/commits/{sha}.{diffType}',
+    operationId: 'repoDownloadCommitDiffOrPatch',
+    tag: 'repository',
+    summary: "Get a commit's diff or patch",
+    scopes: ['repository'],
+    access: READ_CODE,
+    params: ownerRepoParams({
+      sha: { type: 'string', minLength: 1, maxLength: 255, description: 'SHA of the commit to get' },
+      diffType: { type: 'string', minLength: 1, maxLength: 255, description: 'whether the output is diff or patch (diff, patch)' },
+    }),
+    query: { type: 'object', properties: { ...COMMIT_OPTION_QUERY } },
+    responses: { 200: { description: 'APIString', schema: { type: 'string' } }, 404: 'APIError' },
+    handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams & { diffType: string }>) => {
+      const { diffType } = req.params;
+      if (diffType !== 'diff' && diffType !== 'patch') {
+        return singleCommit({ ...req, params: { ...req.params, sha: `${req.params.sha}.${diffType}` } });
+      }
+      const r = gitRepoOf(deps, req);
+      const sha = await resolveCommit(r.gitDir, req.params.sha, 'sha');
+      const [, parent] = (await gitText(['rev-list', '--parents', '-n', '1', '--end-of-options', sha], { gitDir: r.gitDir })).split(' ');
+      const args =
+        diffType === 'diff'
+          ? parent
+            ? ['diff', '-M', '--end-of-options', parent, sha]
+            : ['show', '--end-of-options', sha]
+          : [
+              'format-patch',
+              '--no-signature',
+              '--stdout',
+              ...(parent ? ['--end-of-options', `${sha}...${parent}`] : ['--root', '--end-of-options', sha]),
+            ];
+      return raw(200, 'text/plain; charset=utf-8', (await runGit(args, { gitDir: r.gitDir })).stdout);
+    },
+  };
+}
+
 /** Listing commits, reading one, and comparing two. */
 function commitReadOperations(deps: GitRouteDeps): ApiOperation[] {
+  const singleCommit = async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
+    const r = gitRepoOf(deps, req);
+    const sha = await resolveCommit(r.gitDir, req.params.sha, 'sha');
+    const commits = await logCommits(r.gitDir, ['--no-walk', '--end-of-options', sha]);
+    const [commit] = await toApiCommits(deps, r.gitDir, r.links, req.principal, commits, commitOptionsOf(req.query));
+    return ok(commit);
+  };
   return [
     {
       method: 'get',
@@ -112,6 +177,7 @@ function commitReadOperations(deps: GitRouteDeps): ApiOperation[] {
         return response;
       },
     },
+    commitDiffOperation(deps, singleCommit),
     {
       method: 'get',
       path: '/repos/{owner}/{repo}/git/commits/{sha}',
@@ -123,13 +189,7 @@ function commitReadOperations(deps: GitRouteDeps): ApiOperation[] {
       params: withParam('sha', { type: 'string', minLength: 1, maxLength: 255, description: 'a git ref or commit sha' }),
       query: { type: 'object', properties: { ...COMMIT_OPTION_QUERY } },
       responses: { 200: 'Commit', 404: 'APIError', 422: 'APIError' },
-      handler: async (req: ApiRequest<unknown, CommitQuery, ShaParams>) => {
-        const r = gitRepoOf(deps, req);
-        const sha = await resolveCommit(r.gitDir, req.params.sha, 'sha');
-        const commits = await logCommits(r.gitDir, ['--no-walk', '--end-of-options', sha]);
-        const [commit] = await toApiCommits(deps, r.gitDir, r.links, req.principal, commits, commitOptionsOf(req.query));
-        return ok(commit);
-      },
+      handler: singleCommit,
     },
     {
       method: 'get',

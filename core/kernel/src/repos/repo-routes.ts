@@ -224,12 +224,14 @@ function repoCreationOperations(deps: RepoRouteDeps): ApiOperation[] {
       handler: async (req: ApiRequest<CreateRepoBody, unknown, { username: string }>) =>
         createRepoFor(deps, await users.require(req.params.username), req),
     },
-    {
+    ...(['/orgs/{org}/repos', '/org/{org}/repos'] as const).map((path): ApiOperation => ({
       method: 'post',
-      path: '/orgs/{org}/repos',
-      operationId: 'createOrgRepo',
+      path,
+      // Gitea 1.20 still serves the old singular path (createOrgRepoDeprecated), the same operation.
+      operationId: path === '/orgs/{org}/repos' ? 'createOrgRepo' : 'createOrgRepoDeprecated',
       tag: 'organization',
-      summary: 'Create a repository in an organization',
+      summary:
+        path === '/orgs/{org}/repos' ? 'Create a repository in an organization' : 'Create a repository in an organization (deprecated)',
       scopes: ['organization', 'repository'],
       auth: 'required',
       access: { org: 'visible' },
@@ -243,7 +245,7 @@ function repoCreationOperations(deps: RepoRouteDeps): ApiOperation[] {
           throw ApiError.forbidden('you may not create repositories in this organization');
         return createRepoFor(deps, org, req);
       },
-    },
+    })),
   ];
 }
 

@@ -48,6 +48,8 @@ export interface CreateRepoInput {
   cloneFrom?: string;
   /** A label template (Gitea's `issue_labels`) whose labels the repository starts with; unknown → 422, nothing created. */
   issueLabels?: string;
+  /** Adopt the bare repository already on disk at the record's place (site admins: `/admin/unadopted`); 404 without one. */
+  adopt?: boolean;
 }
 
 /**
@@ -120,7 +122,8 @@ export class RepoService {
       labelTemplate: input.issueLabels || undefined,
       labels: [],
     });
-    if (fs.existsSync(gitDir)) {
+    if (input.adopt && !fs.existsSync(path.join(gitDir, 'HEAD'))) throw ApiError.notFound('no repository files to adopt on disk');
+    if (!input.adopt && fs.existsSync(gitDir)) {
       throw ApiError.conflict(
         'The repository files already exist on disk without a record; ask the site administrator to adopt or delete them.',
       );
@@ -146,7 +149,8 @@ export class RepoService {
           updated_unix: now,
         } as Partial<RepositoryRow>);
         // On disk inside the transaction: if git fails, no row is left behind.
-        if (input.cloneFrom) await cloneBareRepository(input.cloneFrom, gitDir);
+        if (input.adopt) writeHooks(gitDir);
+        else if (input.cloneFrom) await cloneBareRepository(input.cloneFrom, gitDir);
         else await initBareRepository(gitDir, defaultBranch);
         return inserted;
       });
@@ -154,7 +158,14 @@ export class RepoService {
       if (isUniqueViolation(err)) throw ApiError.conflict('The repository with the same name already exists.');
       throw err;
     }
-    if (input.cloneFrom) {
+    if (input.adopt) {
+      // The files' own HEAD names the default branch (when it exists); their branches are read as for a copy.
+      const head = (await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { gitDir, okCodes: [1] })).stdout.toString().trim();
+      if (head && head !== row.default_branch) await RepositoryRow.query(this.db).patch({ default_branch: head }).where('id', row.id);
+      row = (await this.byId(row.id))!;
+      await this.syncBranches(row, false);
+      row = (await this.byId(row.id))!;
+    } else if (input.cloneFrom) {
       await this.syncBranches(row, false); // a copy, not a push: no push.received
       row = (await this.byId(row.id))!;
     } else if (input.initialFiles && Object.keys(input.initialFiles).length > 0) {

@@ -60,6 +60,8 @@ export class UserRow extends BaseRow {
   created_unix!: number;
   updated_unix!: number;
   last_login_unix!: number;
+  num_followers!: number;
+  num_following!: number;
 }
 
 export class UserEmailRow extends BaseRow {

@@ -150,8 +150,8 @@ export class UserService {
       website: row.website,
       description: row.description,
       visibility: VISIBILITY_NAMES[row.visibility] ?? 'public',
-      followers_count: 0,
-      following_count: 0,
+      followers_count: Number(row.num_followers ?? 0),
+      following_count: Number(row.num_following ?? 0),
       starred_repos_count: 0,
       // Gitea 1.20 repeats `login` as `username` for clients written against older releases.
       username: row.name,
