@@ -4,4 +4,4 @@
  * kernel refuses to start when the range does not include this version.
  * @public
  */
-export const PLUGIN_API_VERSION = '2.2.0';
+export const PLUGIN_API_VERSION = '2.3.0';
