@@ -37,6 +37,7 @@ const BENCHMARKS = [
   'debian',
   'alpine',
   'web',
+  'ssh-clone',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

@@ -9,6 +9,7 @@ set -euo pipefail
 # One line per package, with the tests that use it.
 PACKAGES=(
   git          # every repository test
+  openssh-client  # git over SSH: ssh, ssh-keygen, ssh-keyscan (plugins/ssh tests, bench ssh-clone)
   gnupg        # signed package indexes: gpgv/gpg verify Release, repomd.xml and signatures
   xz-utils     # Packages.xz, .deb members
   zstd         # .deb members compressed with zstd
