@@ -14,7 +14,14 @@ const TSV = process.argv[2] || path.join(ROOT, '..', 'shared', 'spec', 'api-oper
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-coverage-'));
   const kernel = await Hearth.create({
-    config: { env: {}, overrides: { server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir }, log: { LEVEL: 'silent' } } },
+    config: {
+      env: {},
+      overrides: {
+        server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
+        log: { LEVEL: 'silent' },
+        plugins: { ssh: { settings: { SSH_PORT: 0, SSH_LISTEN_HOST: '127.0.0.1' } } },
+      },
+    },
     env: {},
   });
   try {
