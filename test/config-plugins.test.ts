@@ -126,7 +126,7 @@ describe('plugin loading', () => {
   test('a plugin API range that does not match stops the start', async () => {
     const { config, baseDir } = withPlugins({ 'future-api': { package: path.join(FIXTURES, 'future-api') } });
     await expect(loadPlugins(config, baseDir)).rejects.toThrow(
-      'plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.2.0',
+      'plugins.future-api: the plugin needs plugin API "^3.0.0", but this Hearth provides 2.3.0',
     );
   });
 
