@@ -46,7 +46,18 @@ export default definePlugin<SshSettings>({
     if (!ctx.settings.START_SSH_SERVER) return;
     const server = new SshServer(ctx, keys);
     ctx.hooks.lifecycle.ready.tapPromise('ssh', async () => {
-      const port = await server.start();
+      let port: number;
+      try {
+        port = await server.start();
+      } catch (err) {
+        // The forge still serves HTTP (and git over HTTP); repositories report no ssh_url.
+        const { SSH_LISTEN_HOST: host, SSH_PORT: wanted } = ctx.settings;
+        ctx.log.error(
+          { err, host, port: wanted },
+          'the SSH server could not listen (set plugins.ssh.settings.SSH_PORT); git over SSH is off',
+        );
+        return;
+      }
       const domain = ctx.settings.SSH_DOMAIN || new URL(ctx.forge.appUrl).hostname;
       ctx.git.setSshCloneUrl((owner, repo) => sshCloneUrl(domain, port, owner, repo));
       ctx.log.info({ port, host: ctx.settings.SSH_LISTEN_HOST }, 'ssh server listening');

@@ -55,7 +55,6 @@ export class SshServer {
   async start(): Promise<number> {
     const { SSH_LISTEN_HOST, SSH_PORT } = this.ctx.settings;
     const server = new Server({ hostKeys: [loadHostKey(this.ctx.forge.dataDir)] }, (client) => this.connection(client));
-    this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(SSH_PORT, SSH_LISTEN_HOST, () => {
@@ -64,6 +63,7 @@ export class SshServer {
       });
     });
     server.on('error', (err: Error) => this.ctx.log.error({ err }, 'ssh server error'));
+    this.server = server;
     return (server.address() as AddressInfo).port;
   }
 

@@ -217,3 +217,16 @@ test('a prohibited user is refused; the host key stays the same across a restart
     await again.close();
   }
 });
+
+test('a port already taken leaves the forge serving HTTP without ssh_url, and says why in the log', async () => {
+  const logLines: string[] = [];
+  const busy = await startServer({ plugins: { ssh: { settings: { SSH_PORT: port } } } }, { logLines });
+  try {
+    const made = await busy.api('POST', '/user/repos', { basic: ['forge-admin', 'admin-password-1'], body: { name: 'plain' } });
+    expect(made.status).toBe(201);
+    expect(made.body.ssh_url).toBe('');
+    expect(logLines.join('\n')).toMatch(/the SSH server could not listen/);
+  } finally {
+    await busy.close();
+  }
+});
