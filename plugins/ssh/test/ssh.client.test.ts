@@ -25,12 +25,14 @@ function makeKey(name: string): { file: string; pub: string } {
   return { file, pub: fs.readFileSync(`${file}.pub`, 'utf8').trim() };
 }
 
-/** git with GIT_SSH_COMMAND using `key` only; a temporary known_hosts file (never /dev/null as a file). */
-function gitWith(key: string, args: string[], cwd?: string): Promise<GitRun> {
+/** The ssh command git runs: only `key`, a temporary known_hosts file (never /dev/null as a file). */
+function sshCommand(key: string): string {
   const knownHosts = path.join(sandbox.dir, 'known_hosts');
-  const options = `-o StrictHostKeyChecking=no -o UserKnownHostsFile=${knownHosts} -o IdentitiesOnly=yes -o BatchMode=yes`;
-  const ssh = `ssh -i ${key} -p ${port} ${options}`;
-  return sandbox.git(['-c', `core.sshCommand=${ssh}`, ...args], cwd);
+  return `ssh -i ${key} -p ${port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=${knownHosts} -o IdentitiesOnly=yes -o BatchMode=yes`;
+}
+
+function gitWith(key: string, args: string[], cwd?: string): Promise<GitRun> {
+  return sandbox.git(['-c', `core.sshCommand=${sshCommand(key)}`, ...args], cwd);
 }
 
 const url = (repo: string) => `ssh://git@127.0.0.1:${port}/${repo}.git`;
@@ -89,6 +91,30 @@ test('a user key clones and pushes with protocol v2 and v0; the push is recorded
     expect(branch.status).toBe(200);
     expect(branch.body.commit.message.trim()).toBe(`over ssh v${version}`);
   }
+});
+
+test('protocol v2 is negotiated over SSH (GIT_PROTOCOL passed through), and the wiki is reachable as owner/repo.wiki.git', async () => {
+  const traced = await runCommand('git', ['-c', 'protocol.version=2', 'ls-remote', url('alice/garden')], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: sandbox.dir,
+      GIT_TRACE_PACKET: '1',
+      GIT_SSH_COMMAND: sshCommand(alice.file),
+    },
+  });
+  expect(traced.code).toBe(0);
+  expect(traced.stderr).toMatch(/packet: +ls-remote< version 2/);
+  expect(traced.stderr).toMatch(/command=ls-refs/);
+
+  const wiki = path.join(sandbox.dir, 'wiki');
+  await sandbox.git(['init', '-q', '-b', 'main', wiki]);
+  fs.writeFileSync(path.join(wiki, 'Home.md'), '# Home over SSH');
+  await sandbox.git(['add', '.'], wiki);
+  await sandbox.git(['commit', '-qm', 'wiki page'], wiki);
+  const pushed = await gitWith(alice.file, ['push', url('alice/garden.wiki'), 'main:master'], wiki);
+  expect(pushed.status).toBe(0);
+  const page = await server.api('GET', '/repos/alice/garden/wiki/page/Home', { token: tokens.alice });
+  expect(page.status).toBe(200);
 });
 
 test('git upload-archive runs; other commands and a shell are refused with a message', async () => {
