@@ -43,6 +43,7 @@ const BENCHMARKS = [
   'wiki-names',
   'oauth2',
   'follows',
+  'ssh-clone',
 ];
 const RESULTS_DIR = path.join(__dirname, 'results');
 

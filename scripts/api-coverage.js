@@ -25,7 +25,8 @@ async function main() {
       overrides: {
         server: { HTTP_PORT: 0, HTTP_ADDR: '127.0.0.1', DATA_DIR: dataDir },
         log: { LEVEL: 'silent' },
-        plugins: everyShippedPlugin(),
+        // The SSH server on a free loopback port, so a running forge's 2222 does not matter.
+        plugins: { ...everyShippedPlugin(), ssh: { enabled: true, settings: { SSH_PORT: 0, SSH_LISTEN_HOST: '127.0.0.1' } } },
       },
     },
     env: {},

@@ -10,6 +10,7 @@ set -euo pipefail
 PACKAGES=(
   git          # every repository test
   git-lfs      # Git LFS plugin: the real git-lfs client pushes, clones and locks (plugins/lfs/test/lfs.client.test.ts)
+  openssh-client  # git over SSH: ssh, ssh-keygen, ssh-keyscan (plugins/ssh tests, bench ssh-clone)
   gnupg        # signed package indexes: gpgv/gpg verify Release, repomd.xml and signatures
   xz-utils     # Packages.xz, .deb members
   zstd         # .deb members compressed with zstd

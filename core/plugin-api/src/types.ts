@@ -887,6 +887,44 @@ export interface GitHosting {
    * see AttachedGitDirectory. (API 2.1)
    */
   serveAttached(directory: AttachedGitDirectory): void;
+  /**
+   * Run a git service for a stream transport (SSH): resolve the repository for the caller with the
+   * access module (ApiError 404 when not visible, 403 when pushing is not allowed — nothing runs),
+   * then run git's `upload-pack`, `receive-pack` or `upload-archive` on it between the streams with
+   * the server hooks of git over HTTP (reserved refs, protected branches for the pusher; a deploy
+   * key is no listed pusher), and record the push (branches, `push.received`) before resolving
+   * with git's exit code. (API 2.3)
+   */
+  serveTransport(request: GitTransportRequest): Promise<number>;
+  /**
+   * How repositories are cloned over SSH: `build` gives the `ssh_url` of a repository's JSON
+   * (e.g. `ssh://git@host:2222/owner/repo.git`), or null to report none (the default: ''). (API 2.3)
+   */
+  setSshCloneUrl(build: ((ownerName: string, repoName: string) => string) | null): void;
+}
+
+/** A git service a stream transport (SSH) runs. (API 2.3) @public */
+export type GitStreamService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
+
+/**
+ * Who runs a git service over a stream transport: a signed-in user (the access module decides, as
+ * over HTTP), or a key that opens one repository only (a deploy key), for reading or also pushing. (API 2.3)
+ * @public
+ */
+export type GitTransportCaller = { principal: Principal } | { repositoryId: number; canPush: boolean };
+
+/** One git service over a byte stream, e.g. an SSH channel's `exec`. (API 2.3) @public */
+export interface GitTransportRequest {
+  caller: GitTransportCaller;
+  ownerName: string;
+  /** As the client named it: `.git` optional; `<repo>.wiki` reaches an attached directory (`serveAttached`). */
+  repoName: string;
+  service: GitStreamService;
+  /** GIT_PROTOCOL as the client asked (`version=2`); anything but git's own syntax is dropped. */
+  protocol?: string;
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
 }
 
 /** A maintenance command of a plugin, run with `hearth plugins run <plugin> <command> [args…]`. (API 1.1) @public */

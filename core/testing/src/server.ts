@@ -66,6 +66,8 @@ export async function startServer(overrides: Record<string, unknown> = {}, optio
     log: { LEVEL: process.env.HEARTH_TEST_LOG_LEVEL ?? (options.logLines ? 'warn' : 'silent') },
     // Real scrypt, at the lowest allowed cost, so a suite full of basic-auth calls stays quick.
     security: { SCRYPT_COST: 1024 },
+    // The SSH server (on by default) on a free loopback port, so test servers never collide on 2222.
+    plugins: { ssh: { settings: { SSH_PORT: 0, SSH_LISTEN_HOST: '127.0.0.1' } } },
   };
   let kernel: Hearth;
   try {

@@ -93,7 +93,7 @@ interface AccessFacts {
   teams: TeamAccess[];
 }
 
-function permissionOf(mode: number): RepoPermission {
+export function permissionOf(mode: number): RepoPermission {
   return { admin: mode >= 3, push: mode >= 2, pull: mode >= 1 };
 }
 

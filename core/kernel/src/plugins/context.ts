@@ -23,6 +23,7 @@ import type { UserService } from '../users/user-service';
 import type { RepoService } from '../repos/repo-service';
 import type { RepoUnit } from '../repos/models';
 import { readOnlyGitRouter } from '../repos/smart-http';
+import { serveStreamTransport } from '../repos/stream-transport';
 import { resolveAccess } from '../access/operation-access';
 import { readableRepoIds } from '../access/readable-repos';
 import { SecretBox } from '../security/secret-box';
@@ -85,6 +86,8 @@ export class PluginContexts {
         ...gitToolkit(config, users),
         readOnlyRouter: (locate) => readOnlyGitRouter({ config, authenticate, log }, locate),
         serveAttached: (directory) => attachedGit.add(directory),
+        serveTransport: (request) => serveStreamTransport({ repos, users, attached: attachedGit, log }, request),
+        setSshCloneUrl: (build) => repos.setSshCloneUrl(build),
       },
       access: {
         repository: async (ownerName, repoName, principal, need, unit) => {

@@ -84,6 +84,13 @@ export class RepoService {
     return path.join(this.root, ownerName.toLowerCase(), `${repoName.toLowerCase()}.git`);
   }
 
+  /** The ssh_url of repository JSON (a plugin's SSH server sets it: `ctx.git.setSshCloneUrl`). */
+  private sshCloneUrl: ((ownerName: string, repoName: string) => string) | null = null;
+
+  setSshCloneUrl(build: ((ownerName: string, repoName: string) => string) | null): void {
+    this.sshCloneUrl = build;
+  }
+
   query() {
     return RepositoryRow.query(this.db);
   }
@@ -513,7 +520,7 @@ export class RepoService {
       languages_url: `${base}api/v1/repos/${fullName}/languages`,
       html_url: `${base}${fullName}`,
       link: '',
-      ssh_url: '',
+      ssh_url: this.sshCloneUrl ? this.sshCloneUrl(owner.name, repo.name) : '',
       clone_url: `${base}${fullName}.git`,
       original_url: '',
       website: repo.website,

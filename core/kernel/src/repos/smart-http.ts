@@ -5,11 +5,13 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response, type Router } from 'express';
-import { ApiError, isApiError, type Logger, type Principal, type RefUpdate } from '@hearth/plugin-api';
+import { ApiError, isApiError, type Logger, type Principal, type RefUpdate, type UserInfo } from '@hearth/plugin-api';
 import type { HearthConfig } from '../config/types';
 import { grants } from '../auth/scopes';
 import { runGit, spawnGit } from './git';
 import type { RepoService, ResolvedRepo } from './repo-service';
+import type { RepositoryRow } from './models';
+import type { UserRow } from '../users/models';
 import type { RepoUnit } from './models';
 import type { AttachedGitDirectories } from './attached-git';
 import { pushRulesEnv } from '../protection/ref-protection';
@@ -52,16 +54,7 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
       }
       const target = await authorize(deps, req, res, service);
       const pusher = (req as Request & { principal?: Principal | null }).principal ?? null;
-      const pushLog = service === 'git-receive-pack' ? path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`) : undefined;
-      const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: gitProtocol(req), ...(pushLog ? { HEARTH_PUSH_LOG: pushLog } : {}) };
-      if (pushLog) ensureCurrentHooks(target.gitDir);
-      // Deleting a branch or tag is a delete, as an API DELETE is: it needs delete:repository.
-      if (pushLog && pusher && !grants(pusher.scopes, 'repository', 'delete')) env.HEARTH_DELETE_REFUSED = DELETE_SCOPE_MISSING;
-      if (pushLog && !target.attached) {
-        // What protected branches allow this pusher, for the pre-receive hook.
-        const rules = await pushRulesEnv(deps.repos, target.repo, pusher);
-        if (rules) env.HEARTH_REF_RULES = rules;
-      }
+      const { env, pushLog } = await transportEnvironment(deps.repos, target, service === 'git-receive-pack', pusher, gitProtocol(req));
       res.status(200).set({ 'Content-Type': `application/x-${service}-result`, ...NO_CACHE });
       const child = spawnGit([SERVICES[service], '--stateless-rpc', target.gitDir], { env }, ['pipe', 'pipe', 'pipe']);
       const body = req.headers['content-encoding'] === 'gzip' ? req.pipe(zlib.createGunzip()) : req;
@@ -71,7 +64,7 @@ export function smartHttpRouter(deps: SmartHttpDeps): Router {
         await streamChild(child, body, res, deps.log, { end: !pushLog });
       } finally {
         if (pushLog) {
-          await afterPush(deps, target, pushLog, pusher);
+          await afterPush(deps, target, pushLog, pusher?.user ?? null);
           res.end();
         }
       }
@@ -192,18 +185,12 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
   if (deps.config.repository.DISABLE_HTTP_GIT) throw new ApiError(403, 'git over HTTP is disabled on this server');
   const push = service === 'git-receive-pack';
   const principal = await deps.authenticate(req);
-  // `<repo><suffix>(.git)` is a git repository a plugin keeps beside the repository (the wiki's
-  // `<repo>.wiki.git`, Gitea's layout), guarded by the plugin's unit. (Repository names cannot end in .wiki: see names.ts.)
-  const requested = String(req.params.repo).replace(/\.git$/i, '');
-  const attached = deps.attached.match(requested);
-  const repoName = attached ? attached.repoName : requested;
-  const unit = attached ? (attached.directory.unit as RepoUnit) : 'code';
   const challenge = () => ApiError.unauthorized('authentication required');
-  let target: ResolvedRepo;
+  let target: GitTarget;
   try {
-    // Fetching needs read on the unit (code, or e.g. the wiki), pushing write: a team granting other units only sees no
-    // repository here.
-    target = await deps.repos.access.resolveRepo(String(req.params.owner), repoName, principal, push ? 'write' : 'read', unit);
+    target = await resolveGitTarget(deps, String(req.params.owner), String(req.params.repo), push, (repo, owner, need, unit) =>
+      deps.repos.access.check(repo, owner, principal, need, unit),
+    );
   } catch (err) {
     if (!principal && isApiError(err) && (err.status === 404 || err.status === 403)) throw challenge();
     throw err;
@@ -213,14 +200,67 @@ async function authorize(deps: SmartHttpDeps, req: Request, res: Response, servi
     throw ApiError.forbidden(`token does not have at least one of required scope(s): [${push ? 'write' : 'read'}:repository]`);
   }
   res.locals.route = `git ${service}`;
+  return target;
+}
+
+/** Decides whether the caller may `need` the repository (unit `unit`): the access module's check, or a deploy key's. */
+export type GitAccessCheck = (repo: RepositoryRow, owner: UserRow, need: 'read' | 'write', unit: RepoUnit) => Promise<ResolvedRepo>;
+
+/**
+ * The repository (or the git directory a plugin keeps beside it, the wiki's `<repo>.wiki.git`)
+ * `owner/requested` names, `.git` optional, as `check` allows it: fetching needs read on the unit
+ * (code, or e.g. the wiki), pushing write, so a team granting other units only sees no repository.
+ */
+export async function resolveGitTarget(
+  deps: { repos: RepoService; attached: AttachedGitDirectories },
+  ownerName: string,
+  requested: string,
+  push: boolean,
+  check: GitAccessCheck,
+): Promise<GitTarget> {
+  // Repository names cannot end in .wiki (names.ts), so the suffix is unambiguous.
+  const name = requested.replace(/\.git$/i, '');
+  const attached = deps.attached.match(name);
+  const repoName = attached ? attached.repoName : name;
+  const unit = attached ? (attached.directory.unit as RepoUnit) : 'code';
+  const repo = await deps.repos.byOwnerAndName(ownerName, repoName);
+  const owner = repo ? await deps.repos.ownerOf(repo) : undefined;
+  if (!owner || !repo) throw ApiError.notFound(`repository does not exist [${ownerName}/${repoName}]`);
+  const target = await check(repo, owner, push ? 'write' : 'read', unit);
   if (!attached) return target;
   // The plugin's directory (it may create it on a first push; a fetch of a missing one is its 404).
   const gitDir = await attached.directory.locate(target.repo.toInfo(target.gitDir), push);
   return { ...target, gitDir, attached: true };
 }
 
+/**
+ * The environment of a git service: the protocol version, and for a push the server hooks' inputs —
+ * where post-receive logs the applied updates, and what protected branches allow `pusher` (null: a
+ * key without a user, e.g. a deploy key, which no rule lists).
+ */
+export async function transportEnvironment(
+  repos: RepoService,
+  target: GitTarget,
+  push: boolean,
+  pusher: Principal | null,
+  protocol: string,
+): Promise<{ env: NodeJS.ProcessEnv; pushLog?: string }> {
+  const env: NodeJS.ProcessEnv = { GIT_PROTOCOL: protocol };
+  if (!push) return { env };
+  const pushLog = path.join(os.tmpdir(), `hearth-push-${crypto.randomUUID()}`);
+  env.HEARTH_PUSH_LOG = pushLog;
+  ensureCurrentHooks(target.gitDir);
+  // Deleting a branch or tag is a delete, as an API DELETE is: it needs delete:repository.
+  if (pusher && !grants(pusher.scopes, 'repository', 'delete')) env.HEARTH_DELETE_REFUSED = DELETE_SCOPE_MISSING;
+  if (!target.attached) {
+    const rules = await pushRulesEnv(repos, target.repo, pusher);
+    if (rules) env.HEARTH_REF_RULES = rules;
+  }
+  return { env, pushLog };
+}
+
 /** What the transport serves: a repository, or a git directory a plugin keeps beside it (the wiki). */
-type GitTarget = ResolvedRepo & { attached?: boolean };
+export type GitTarget = ResolvedRepo & { attached?: boolean };
 
 /** Pipe `input` into git and git's output into the response; stderr goes to the log. */
 async function streamChild(
@@ -289,7 +329,13 @@ async function forward(source: NodeJS.ReadableStream, res: Response): Promise<vo
   }
 }
 
-async function afterPush(deps: SmartHttpDeps, target: GitTarget, pushLog: string, principal: Principal | null): Promise<void> {
+/** Record what a push applied (post-receive wrote it to `pushLog`): branches, and `push.received`. */
+export async function afterPush(
+  deps: { repos: RepoService; log: Logger },
+  target: GitTarget,
+  pushLog: string,
+  pusher: UserInfo | null,
+): Promise<void> {
   let text = '';
   try {
     text = fs.readFileSync(pushLog, 'utf8');
@@ -308,7 +354,7 @@ async function afterPush(deps: SmartHttpDeps, target: GitTarget, pushLog: string
   // A push to an attached directory (the wiki) has no branch records; the code repository's must not see it.
   if (target.attached) return;
   try {
-    await deps.repos.recordPush(target.repo, updates, principal?.user ?? null);
+    await deps.repos.recordPush(target.repo, updates, pusher);
   } catch (err) {
     // The refs moved already; the records can be rebuilt from git (syncBranches).
     deps.log.error({ err, repo: target.repo.id }, 'recording a push failed');
